@@ -1,0 +1,152 @@
+# irqkit — build, run and test.
+#
+#   make            kernel ELF and GRUB ISO (build/kernel.elf, build/irqkit.iso)
+#   make run        build and boot the ISO in QEMU, serial console on this terminal
+#   make debug      QEMU paused with a gdb stub; prints the gdb command line
+#   make test       every test: host unit tests, fuzz smoke runs, QEMU boot tests
+#   make bench      benchmarks (instruction counts, guest-time figures); prints figures
+#
+# Host unit tests, benchmarks and fuzz targets are declared in fragments
+# (tests/unit/*.mk, tests/bench/*.mk, tests/fuzz/*.mk) so that adding a test
+# never means editing this file; see tests/README.md.
+
+# ---------------------------------------------------------------------------
+# Toolchain
+CROSS    ?= i686-linux-gnu-
+CC        = $(CROSS)gcc
+LD        = $(CROSS)ld
+OBJCOPY   = $(CROSS)objcopy
+HOSTCC   ?= gcc
+PYTHON   ?= /usr/bin/python3
+QEMU     ?= qemu-system-i386
+QEMU_ACCEL ?= tcg
+
+BUILD    := build
+GCC_INC  := $(shell $(CC) -print-file-name=include 2>/dev/null)
+
+# Freestanding kernel: only the compiler's own headers (stdint.h, stddef.h,
+# stdbool.h, stdarg.h) besides our own.
+KERNEL_INC    := -Iinclude -Ikernel -Iarch/x86/include
+KERNEL_CFLAGS := -std=gnu11 -m32 -march=i686 -ffreestanding -fno-builtin -nostdinc \
+                 -isystem $(GCC_INC) $(KERNEL_INC) \
+                 -O2 -g -Wall -Wextra -Werror -fno-stack-protector -fno-pic -fno-pie \
+                 -fno-omit-frame-pointer -fno-strict-aliasing -mno-sse -mno-mmx -mno-80387 \
+                 -mgeneral-regs-only -MMD -MP
+KERNEL_ASFLAGS := -m32 $(KERNEL_INC) -g -MMD -MP -D__ASSEMBLY__
+KERNEL_LDFLAGS := -m elf_i386 -nostdlib -T linker.ld
+LIBGCC        := $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
+
+# Every .c/.S below these folders is part of the kernel. Files only for other
+# hosts (the porting template) live outside them or are excluded here.
+KERNEL_DIRS   := arch/x86 kernel drivers
+KERNEL_EXCLUDE := kernel/irq/template/%
+KERNEL_SRCS   := $(filter-out $(KERNEL_EXCLUDE),$(sort $(shell find $(KERNEL_DIRS) -name '*.c' -o -name '*.S')))
+KERNEL_OBJS   := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
+
+# Host builds (unit tests, simulator, benchmarks): the portable core and
+# pure-logic parts compiled with the host compiler against the host port.
+HOST_INC      := -Iinclude -Ikernel -Itests/host
+HOST_CFLAGS   := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DIRQKIT_HOST=1 $(HOST_INC)
+SAN_FLAGS     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+HOST_LDLIBS   := -lcmocka -lpthread
+
+.PHONY: all kernel iso run debug test unit fuzz qemu-test bench deps clean help
+all: kernel iso
+
+help:
+	@sed -n '3,9p' Makefile
+
+deps:
+	@sh tools/deps.sh
+
+# ---------------------------------------------------------------------------
+# Kernel
+kernel: $(BUILD)/kernel.elf
+iso: $(BUILD)/irqkit.iso
+
+$(BUILD)/kernel/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(BUILD)/kernel/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
+
+$(BUILD)/kernel.elf: $(KERNEL_OBJS) linker.ld
+	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(LIBGCC)
+	@tools/check-multiboot.sh $@
+
+$(BUILD)/irqkit.iso: $(BUILD)/kernel.elf iso/grub.cfg
+	@rm -rf $(BUILD)/isodir && mkdir -p $(BUILD)/isodir/boot/grub
+	cp $(BUILD)/kernel.elf $(BUILD)/isodir/boot/irqkit.elf
+	cp iso/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(BUILD)/isodir 2> $(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+# ---------------------------------------------------------------------------
+# Running
+QEMU_RUN_FLAGS := -machine pc -m 128M -serial mon:stdio -display none -no-reboot \
+                  -device isa-debug-exit,iobase=0xf4,iosize=0x04
+RUN_EXTRA ?=
+
+run: deps all
+	@echo "irqkit: booting $(BUILD)/irqkit.iso; serial console here, Ctrl-A X quits QEMU"
+	$(QEMU) -machine accel=$(QEMU_ACCEL) $(QEMU_RUN_FLAGS) -cdrom $(BUILD)/irqkit.iso -boot d $(RUN_EXTRA)
+
+debug: deps all
+	@echo "irqkit: QEMU waits for gdb on :1234. In another terminal:"
+	@echo "  gdb-multiarch -ex 'set architecture i386' -ex 'file $(BUILD)/kernel.elf' -ex 'target remote :1234' -ex 'break kmain' -ex 'continue'"
+	$(QEMU) -machine accel=tcg $(QEMU_RUN_FLAGS) -kernel $(BUILD)/kernel.elf -append "$(APPEND)" -S -gdb tcp::1234 $(RUN_EXTRA)
+
+# ---------------------------------------------------------------------------
+# Host unit tests: each tests/unit/NAME.mk adds NAME to UNIT_TESTS and sets
+# UNIT_NAME_SRCS (and optionally UNIT_NAME_CFLAGS / UNIT_NAME_LDLIBS).
+UNIT_TESTS :=
+BENCH_TARGETS :=
+FUZZERS :=
+-include $(sort $(wildcard tests/unit/*.mk))
+-include $(sort $(wildcard tests/bench/*.mk))
+-include $(sort $(wildcard tests/fuzz/*.mk))
+
+UNIT_BINS := $(patsubst %,$(BUILD)/host/unit/%,$(UNIT_TESTS))
+
+define unit_rule
+$(BUILD)/host/unit/$(1): $$(UNIT_$(1)_SRCS) $$(shell find include kernel tests/host -name '*.h')
+	@mkdir -p $$(dir $$@)
+	$$(HOSTCC) $$(HOST_CFLAGS) $$(SAN_FLAGS) $$(UNIT_$(1)_CFLAGS) $$(UNIT_$(1)_SRCS) -o $$@ $$(HOST_LDLIBS) $$(UNIT_$(1)_LDLIBS)
+endef
+$(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
+
+unit: $(UNIT_BINS)
+	@tools/run-unit.sh $(UNIT_BINS)
+
+# Fuzz targets: each tests/fuzz/NAME.mk adds NAME to FUZZERS and sets
+# FUZZ_NAME_SRCS (the LLVMFuzzerTestOneInput file plus the code under test).
+FUZZ_SECONDS ?= 10
+FUZZ_BINS := $(patsubst %,$(BUILD)/host/fuzz/%,$(FUZZERS))
+define fuzz_rule
+$(BUILD)/host/fuzz/$(1): $$(FUZZ_$(1)_SRCS)
+	@mkdir -p $$(dir $$@)
+	clang -std=gnu11 -g -O1 -Wall -Wextra -Werror -DIRQKIT_HOST=1 $$(HOST_INC) -fsanitize=fuzzer,address,undefined $$(FUZZ_$(1)_CFLAGS) $$^ -o $$@
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
+
+fuzz: $(FUZZ_BINS)
+	@tools/run-fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+# ---------------------------------------------------------------------------
+# QEMU boot tests (pytest harness in tests/qemu)
+qemu-test: all
+	cd tests/qemu && $(PYTHON) -m pytest -q -rfE $(PYTEST_ARGS)
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory qemu-test
+
+bench: deps $(BENCH_TARGETS)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(KERNEL_OBJS:.o=.d)

@@ -1,0 +1,36 @@
+/*
+ * printk - the kernel log. Every message gets a Linux-style timestamp
+ * "[    0.001234] " (seconds since boot) and a level; it goes to the serial
+ * console, the VGA text screen and the in-memory log ring (dmesg).
+ *
+ * CONTEXT: any, including interrupt handlers and exception handlers. Output
+ * is serialised with interrupts disabled; a message is never interleaved
+ * with another one.
+ */
+#ifndef KERNEL_PRINTK_H
+#define KERNEL_PRINTK_H
+
+#include <stdarg.h>
+
+enum log_level {
+	LOG_EMERG = 0,  /* system is unusable (panic) */
+	LOG_ERR   = 3,  /* an operation failed */
+	LOG_WARN  = 4,  /* something is wrong but we carry on */
+	LOG_INFO  = 6,  /* normal boot and status messages */
+	LOG_DEBUG = 7,  /* verbose; printed only with loglevel=8 */
+};
+
+/* printk - format and log one message at @level. RETURNS characters logged. */
+int printk(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int vprintk(int level, const char *fmt, va_list ap);
+
+#define pr_emerg(...) printk(LOG_EMERG, __VA_ARGS__)
+#define pr_err(...)   printk(LOG_ERR, __VA_ARGS__)
+#define pr_warn(...)  printk(LOG_WARN, __VA_ARGS__)
+#define pr_info(...)  printk(LOG_INFO, __VA_ARGS__)
+#define pr_debug(...) printk(LOG_DEBUG, __VA_ARGS__)
+
+/* panic - print "Kernel panic: <msg>" with a backtrace and halt for good. */
+__attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
+
+#endif
