@@ -1,0 +1,240 @@
+/*
+ * handle.c - running a line's handlers: the dispatcher the arch entry code
+ * calls, the run of the action list with the line's lock dropped, replays
+ * of edges that arrived while the line was busy or disabled, and polls
+ * (running the handlers without an interrupt, for the defences).
+ *
+ * The exclusion rule of the whole core lives here: whoever sets
+ * IRQS_INPROGRESS under the lock owns the run; every other interrupt, poll
+ * or replay of the line that comes meanwhile either marks IRQS_PENDING for
+ * the owner (interrupts) or skips (polls). The owner looks at IRQS_PENDING
+ * before it lets go of the line (__irq_finish_pending), so nothing that
+ * arrived is lost and no handler runs twice at once.
+ *
+ * Modelled on the dispatch path of Linux's genirq (kernel/irq/handle.c,
+ * resend.c); written for irqkit. See also chip.c (flows), spurious.c
+ * (note_interrupt), manage.c (the waits of free_irq/disable_irq).
+ */
+#include "internals.h"
+
+/* Count of generic_handle_irq calls for lines that do not exist. */
+static unsigned int irq_bad_line_calls;
+
+/* Run every action once; @polled says which counter a claim goes to. */
+static irqreturn_t irq_run_actions(struct irq_desc *desc, bool polled)
+{
+	unsigned int irq = desc->irq_data.irq;
+	irqreturn_t combined = IRQ_NONE;
+	struct irqaction *action = irq_action_load(&desc->action);
+	unsigned int walked;
+
+	for (walked = 0; action; walked++) {
+		irqreturn_t ret;
+
+		if (walked == IRQ_MAX_SHARED) {
+			irq_port_log(IRQ_LOG_ERR, "irq %u: action list longer than %u: corrupt\n", irq,
+				     (unsigned int)IRQ_MAX_SHARED);
+			irq_port_panic("irq_run_actions: action list corrupt");
+		}
+		ret = action->handler(irq, action->dev_id);
+		if (ret == IRQ_HANDLED) {
+			combined = IRQ_HANDLED;
+			if (polled)
+				action->polled_handled++;
+			else
+				action->handled++;
+		} else if (ret != IRQ_NONE && irq_report_due(++action->bad_returns)) {
+			irq_port_log(IRQ_LOG_WARN, "irq %u: handler \"%.*s\" returned %d, not IRQ_NONE/IRQ_HANDLED (%llu times); taken as IRQ_NONE\n",
+				     irq, IRQ_NAME_LOG_MAX, action->name, (int)ret,
+				     (unsigned long long)action->bad_returns);
+		}
+		action = irq_action_load(&action->next);
+	}
+	return combined;
+}
+
+irqreturn_t __handle_irq_event(struct irq_desc *desc, unsigned long *flags)
+{
+	bool polled = (desc->status & IRQS_POLLING) != 0;
+	irqreturn_t ret;
+
+	/* A poll does not consume a pending interrupt: it is replayed after. */
+	if (!polled)
+		desc->status &= ~IRQS_PENDING;
+	desc->status |= IRQS_INPROGRESS;
+	irq_port_unlock_irqrestore(&desc->lock, *flags);
+
+	ret = irq_run_actions(desc, polled);
+	note_interrupt(desc, ret);
+
+	*flags = irq_port_lock_irqsave(&desc->lock);
+	desc->status &= ~IRQS_INPROGRESS;
+	return ret;
+}
+
+void __irq_finish_pending(struct irq_desc *desc, unsigned long *flags)
+{
+	unsigned int replays;
+
+	for (replays = 0; desc->status & IRQS_PENDING; replays++) {
+		if (!desc->action || (desc->status & IRQS_DISABLED))
+			return;  /* kept for enable_irq, or cleared by free_irq */
+		if (irq_desc_is_level(desc)) {
+			desc->status &= ~IRQS_PENDING;
+			break;
+		}
+		if (replays == IRQ_EDGE_REPLAY_LIMIT) {
+			/* An edge storm: let go of this CPU, continue from the timer. */
+			__irq_schedule_resend(desc);
+			return;
+		}
+		__handle_irq_event(desc, flags);
+	}
+	if (desc->action && !(desc->status & IRQS_DISABLED))
+		__irq_unmask(desc);
+}
+
+void __irq_schedule_resend(struct irq_desc *desc)
+{
+	desc->status |= IRQS_REPLAY;
+	irq_port_timer_arm(&desc->resend_timer, irq_port_now_ns());
+}
+
+void __irq_enable_line(struct irq_desc *desc)
+{
+	desc->status &= ~IRQS_DISABLED;
+	__irq_unmask(desc);
+	if (!(desc->status & IRQS_PENDING))
+		return;
+	if (irq_desc_is_level(desc))
+		desc->status &= ~IRQS_PENDING;  /* unmasking re-delivers it */
+	else
+		__irq_schedule_resend(desc);
+}
+
+/* Resend timer: replay the pending edge in timer context. */
+static void irq_resend_timer_fn(void *arg)
+{
+	struct irq_desc *desc = arg;
+	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
+
+	if (desc->status & IRQS_REPLAY) {
+		desc->status &= ~IRQS_REPLAY;
+		/* If the handlers run right now, their owner replays it itself. */
+		if (!(desc->status & IRQS_INPROGRESS))
+			__irq_finish_pending(desc, &flags);
+	}
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+}
+
+/* Poll timer: run the line's actions as a poll (for the defences). */
+static void irq_poll_timer_fn(void *arg)
+{
+	irq_poll_line(arg);
+}
+
+void irq_desc_timers_init(struct irq_desc *desc)
+{
+	irq_port_timer_init(&desc->resend_timer, irq_resend_timer_fn, desc);
+	irq_port_timer_init(&desc->poll_timer, irq_poll_timer_fn, desc);
+}
+
+void __irq_account_no_action(struct irq_desc *desc)
+{
+	desc->stats.unhandled++;
+	desc->stats.spurious++;
+	if (irq_report_due(desc->stats.spurious))
+		irq_port_log(IRQ_LOG_WARN, "irq %u: interrupt on a line without handler (%llu so far); line kept masked\n",
+			     desc->irq_data.irq, (unsigned long long)desc->stats.spurious);
+}
+
+int irq_poll_line(struct irq_desc *desc)
+{
+	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
+	int ret;
+
+	if (desc->status & IRQS_INPROGRESS) {
+		ret = -IRQ_EBUSY;
+	} else if (!desc->action) {
+		ret = -IRQ_ENOENT;
+	} else if (desc->status & IRQS_DISABLED) {
+		ret = -IRQ_EAGAIN;
+	} else {
+		desc->status |= IRQS_POLLING;
+		ret = __handle_irq_event(desc, &flags);
+		desc->status &= ~IRQS_POLLING;
+		/* A real interrupt that came during the poll runs now, as itself. */
+		__irq_finish_pending(desc, &flags);
+	}
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	return ret;
+}
+
+void irq_poll_schedule(struct irq_desc *desc, uint64_t at_ns)
+{
+	irq_port_timer_arm(&desc->poll_timer, at_ns);
+}
+
+bool irq_poll_cancel(struct irq_desc *desc)
+{
+	return irq_port_timer_cancel(&desc->poll_timer);
+}
+
+void irq_wait_idle(struct irq_desc *desc, const char *caller)
+{
+	uint64_t start = irq_port_now_ns();
+
+	for (;;) {
+		unsigned long flags = irq_port_lock_irqsave(&desc->lock);
+		bool busy = (desc->status & IRQS_INPROGRESS) != 0;
+
+		irq_port_unlock_irqrestore(&desc->lock, flags);
+		if (!busy)
+			return;
+		if (irq_port_now_ns() - start > IRQ_SYNC_TIMEOUT_NS) {
+			irq_port_log(IRQ_LOG_ERR, "irq %u: %s waited %llu ms for the line's handler; called from that handler?\n",
+				     desc->irq_data.irq, caller,
+				     (unsigned long long)(IRQ_SYNC_TIMEOUT_NS / 1000000u));
+			irq_port_panic("irq_wait_idle: handler never finished");
+		}
+		irq_port_cpu_relax();
+	}
+}
+
+int generic_handle_irq(unsigned int irq)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+	irq_flow_handler_t flow;
+
+	if (!desc) {
+		unsigned int n = __atomic_add_fetch(&irq_bad_line_calls, 1, __ATOMIC_RELAXED);
+
+		if (irq_report_due(n))
+			irq_port_log(IRQ_LOG_WARN, "irq: interrupt for line %u, which does not exist (%u so far)\n",
+				     irq, n);
+		return -IRQ_EINVAL;
+	}
+	flow = __atomic_load_n(&desc->handle_irq, __ATOMIC_ACQUIRE);
+	if (!flow) {
+		unsigned long flags = irq_port_lock_irqsave(&desc->lock);
+
+		desc->stats.delivered++;
+		desc->stats.spurious++;
+		irq_port_unlock_irqrestore(&desc->lock, flags);
+		return -IRQ_ENODEV;
+	}
+	flow(desc);
+	return 0;
+}
+
+void irq_account_spurious(unsigned int irq)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+	unsigned long flags;
+
+	if (!desc)
+		return;
+	flags = irq_port_lock_irqsave(&desc->lock);
+	desc->stats.spurious++;
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+}

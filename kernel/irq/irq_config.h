@@ -1,0 +1,84 @@
+/*
+ * irq_config.h - the tunables of the portable interrupt core (kernel/irq/),
+ * in one table. A port or a build may override any value with -DNAME=value;
+ * a value outside its range stops the build with a message saying what to do.
+ *
+ * Why these values: 64 lines cover the 16 ISA IRQs and the 24 pins of one or
+ * two IOAPICs (GSIs 0-47) with room to spare, and cost about 10 KiB of static
+ * descriptors. 32 pooled actions is more than the kernel's drivers register
+ * (each driver has one or two lines); users with their own storage
+ * (request_irq_static) do not draw from the pool at all. The limits on
+ * sharing, replay and nesting exist only to bound every loop of the core:
+ * real hardware never comes near them, a broken driver or a stuck line does.
+ */
+#ifndef IRQ_CONFIG_H
+#define IRQ_CONFIG_H
+
+/* Number of interrupt lines (descriptors): line numbers 0..IRQ_NR_LINES-1. */
+#ifndef IRQ_NR_LINES
+#define IRQ_NR_LINES 64
+#endif
+
+/* Actions in the static pool used by request_irq(); request_irq_static() uses caller storage. */
+#ifndef IRQ_NR_ACTIONS
+#define IRQ_NR_ACTIONS 32
+#endif
+
+/* Most actions one line may carry (shared handlers); bounds the dispatch walk. */
+#ifndef IRQ_MAX_SHARED
+#define IRQ_MAX_SHARED 16
+#endif
+
+/*
+ * Replays of a pending edge in one go (edge flow loop, end of a poll): after
+ * this many back-to-back runs the rest is handed to the line's resend timer,
+ * so an edge storm cannot keep one CPU in the dispatch loop for ever.
+ */
+#ifndef IRQ_EDGE_REPLAY_LIMIT
+#define IRQ_EDGE_REPLAY_LIMIT 16
+#endif
+
+/* Deepest disable_irq() nesting accepted; deeper calls are refused with a warning. */
+#ifndef IRQ_DEPTH_MAX
+#define IRQ_DEPTH_MAX 1000u
+#endif
+
+/*
+ * Longest time (ns of the port clock) free_irq/disable_irq/synchronize_irq
+ * wait for a running handler before declaring a deadlock (for instance
+ * free_irq called from the handler it frees) and panicking. Handlers run for
+ * microseconds; one second means the handler can never finish.
+ */
+#ifndef IRQ_SYNC_TIMEOUT_NS
+#define IRQ_SYNC_TIMEOUT_NS 1000000000ull
+#endif
+
+/* Longest action name kept in log messages, in characters (names are not copied). */
+#ifndef IRQ_NAME_LOG_MAX
+#define IRQ_NAME_LOG_MAX 32
+#endif
+
+/* ---- range checks -------------------------------------------------------- */
+#if IRQ_NR_LINES < 16 || IRQ_NR_LINES > 1024
+#error "IRQ_NR_LINES must be 16..1024: at least the 16 ISA IRQs; more than 1024 wastes memory"
+#endif
+#if IRQ_NR_ACTIONS < 1 || IRQ_NR_ACTIONS > 4096
+#error "IRQ_NR_ACTIONS must be 1..4096 (use request_irq_static for more handlers)"
+#endif
+#if IRQ_MAX_SHARED < 1 || IRQ_MAX_SHARED > 64
+#error "IRQ_MAX_SHARED must be 1..64: more handlers on one line make every interrupt slow"
+#endif
+#if IRQ_EDGE_REPLAY_LIMIT < 1 || IRQ_EDGE_REPLAY_LIMIT > 1000
+#error "IRQ_EDGE_REPLAY_LIMIT must be 1..1000 back-to-back replays"
+#endif
+#if IRQ_DEPTH_MAX < 1 || IRQ_DEPTH_MAX > 1000000
+#error "IRQ_DEPTH_MAX must be 1..1000000 nested disables"
+#endif
+#if IRQ_SYNC_TIMEOUT_NS < 1000000 || IRQ_SYNC_TIMEOUT_NS > 60000000000
+#error "IRQ_SYNC_TIMEOUT_NS must be 1 ms..60 s (in nanoseconds)"
+#endif
+#if IRQ_NAME_LOG_MAX < 8 || IRQ_NAME_LOG_MAX > 256
+#error "IRQ_NAME_LOG_MAX must be 8..256 characters"
+#endif
+
+#endif /* IRQ_CONFIG_H */

@@ -1,0 +1,128 @@
+/*
+ * irqchip.h - the interrupt-controller side of the portable interrupt core
+ * (kernel/irq/): describe a controller as a struct irq_chip, attach it to a
+ * line together with a flow handler, and feed interrupts in. Include as
+ * <irq/irqchip.h>. Modelled on Linux's genirq (Documentation/core-api/
+ * genericirq.rst): the flow handler knows how a kind of line must be
+ * acknowledged (edge, level, fasteoi) and calls the chip's operations; the
+ * chip knows only its registers.
+ *
+ * Which chip operations each flow calls (pseudo-code in docs/porting.md):
+ *   handle_edge_irq    ack, then the handlers; mask (mask_ack) if disabled
+ *   handle_level_irq   mask_ack (or mask + ack), the handlers, unmask
+ *   handle_fasteoi_irq the handlers, eoi; mask + eoi if disabled
+ * The core tracks whether each line is masked and never masks a masked
+ * line or unmasks an unmasked one.
+ *
+ * Locking: chip operations are called with the line's lock held and
+ * interrupts disabled; they must not call back into the core, except
+ * irq_set_handler() from set_type. A chip shared by many lines serialises
+ * its own registers if lines can be handled on several CPUs.
+ */
+#ifndef IRQ_IRQCHIP_H
+#define IRQ_IRQCHIP_H
+
+#include <stdint.h>
+
+#include "irq_errno.h"
+
+struct irq_desc;  /* one per line; private to kernel/irq (internals.h) */
+
+/* What a chip operation is told about the line it acts on. */
+struct irq_data {
+	unsigned int irq;     /* line number of kernel/irq */
+	unsigned long hwirq;  /* the controller's own input number */
+	void *chip_data;      /* the controller driver's cookie */
+};
+
+/* An interrupt controller. */
+struct irq_chip {
+	const char *name;                        /* "XT-PIC", "IO-APIC" ... */
+	void (*mask)(struct irq_data *d);        /* required: stop the line */
+	void (*unmask)(struct irq_data *d);      /* required: let it through */
+	void (*ack)(struct irq_data *d);         /* edge/level flows: acknowledge */
+	void (*mask_ack)(struct irq_data *d);    /* optional: mask + ack in one */
+	void (*eoi)(struct irq_data *d);         /* fasteoi flow: end of interrupt */
+	int (*set_type)(struct irq_data *d, unsigned int flow_type); /* optional; IRQ_TYPE_*; 0 or -errno */
+};
+
+/* Trigger types: the IRQF_TRIGGER_* bits of <irq/interrupt.h> shifted right by 4. */
+#define IRQ_TYPE_NONE         0x0u  /* not configured */
+#define IRQ_TYPE_EDGE_RISING  0x1u  /* edge, low to high */
+#define IRQ_TYPE_EDGE_FALLING 0x2u  /* edge, high to low */
+#define IRQ_TYPE_EDGE_BOTH    0x3u  /* both edges */
+#define IRQ_TYPE_LEVEL_HIGH   0x4u  /* level, active high */
+#define IRQ_TYPE_LEVEL_LOW    0x8u  /* level, active low */
+#define IRQ_TYPE_EDGE_MASK    0x3u  /* any edge type */
+#define IRQ_TYPE_LEVEL_MASK   0xCu  /* any level type */
+#define IRQ_TYPE_SENSE_MASK   0xFu  /* all trigger bits */
+#define IRQ_TYPE_FROM_IRQF_SHIFT 4  /* IRQ_TYPE = (IRQF_TRIGGER_* & IRQF_TRIGGER_MASK) >> 4 */
+
+/* A flow handler: called by generic_handle_irq() for its line. */
+typedef void (*irq_flow_handler_t)(struct irq_desc *desc);
+
+/* The flow handlers. CONTEXT: interrupt context, the line's lock not held. */
+void handle_edge_irq(struct irq_desc *desc);     /* edge lines (8259, IOAPIC edge) */
+void handle_level_irq(struct irq_desc *desc);    /* level lines acked at the chip (8259 ELCR) */
+void handle_fasteoi_irq(struct irq_desc *desc);  /* lines ended by one EOI (IOAPIC level) */
+
+/*
+ * irq_core_init - set every line to "no chip, no action, masked" and empty
+ * the action pool. Once per boot, before any other function of the core
+ * (host tests call it again between test cases, when nothing runs).
+ * CONTEXT: thread context, single-threaded.
+ */
+void irq_core_init(void);
+
+/*
+ * irq_set_chip_and_handler - attach controller @chip with flow handler
+ * @flow to line @irq; the chip sees (@hwirq, @chip_data) in its irq_data.
+ * Masks the line at the new chip and sets the default trigger type from the
+ * flow (edge flow: IRQ_TYPE_EDGE_RISING; level and fasteoi: LEVEL_HIGH;
+ * irq_set_trigger() changes it). The chip must have mask and unmask; the
+ * edge flow needs ack, the level flow ack or mask_ack, fasteoi needs eoi.
+ * CONTEXT: thread context.
+ * RETURNS 0; -EINVAL (no such line, NULL chip/flow, chip lacks what the
+ * flow needs); -EBUSY (the line has actions: free them first).
+ */
+int irq_set_chip_and_handler(unsigned int irq, const struct irq_chip *chip, irq_flow_handler_t flow,
+			     void *chip_data, unsigned long hwirq);
+
+/*
+ * irq_set_handler - change the flow handler of line @irq (a controller
+ * whose set_type switched the line between edge and level does this).
+ * CONTEXT: thread context or from irq_chip::set_type (it takes no lock:
+ * the flow pointer is swapped atomically; an interrupt already in its old
+ * flow finishes there).
+ * RETURNS 0, or -EINVAL (no such line, no chip, or the chip lacks what the
+ * flow needs; logged).
+ */
+int irq_set_handler(unsigned int irq, irq_flow_handler_t flow);
+
+/*
+ * irq_set_trigger - set the trigger type of line @irq (IRQ_TYPE_*, one
+ * edge or level kind), through the chip's set_type when it has one. Used by
+ * the controller setup (ELCR, MADT overrides). CONTEXT: thread context.
+ * RETURNS 0; -EINVAL (no such line, no chip, bad type, or set_type's
+ * error); -EBUSY (the line has actions and the type differs).
+ */
+int irq_set_trigger(unsigned int irq, unsigned int type);
+
+/*
+ * generic_handle_irq - an interrupt arrived on line @irq: run its flow
+ * handler. Called by the arch's interrupt entry code.
+ * CONTEXT: interrupt context (interrupts disabled).
+ * RETURNS 0; -EINVAL when @irq is not a line; -ENODEV when the line has no
+ * chip (the caller must then end the interrupt at its controller itself).
+ */
+int generic_handle_irq(unsigned int irq);
+
+/*
+ * irq_account_spurious - the controller found that an interrupt it signalled
+ * on @irq had no cause (8259 IRQ 7/15 with the ISR bit clear). Counted in
+ * the line's "spurious" statistic; nothing runs. Unknown lines are ignored.
+ * CONTEXT: interrupt context.
+ */
+void irq_account_spurious(unsigned int irq);
+
+#endif /* IRQ_IRQCHIP_H */

@@ -1,0 +1,204 @@
+/*
+ * irqdesc.c - the line descriptors of the portable interrupt core: the
+ * static table, attaching a controller (irq_chip) and a flow handler to a
+ * line, its trigger type, and the static pool of actions that request_irq()
+ * draws from. No allocator: everything is sized by irq_config.h.
+ *
+ * Follows the split of Linux's genirq (kernel/irq/irqdesc.c, chip.c) as
+ * described in Documentation/core-api/genericirq.rst; written for irqkit.
+ * See also: manage.c (the driver API), chip.c (the flow handlers).
+ */
+#include "internals.h"
+
+struct irq_desc irq_descs[IRQ_NR_LINES];
+
+/* The action pool of request_irq(); request_irq_static() brings its own. */
+static struct irqaction irq_action_pool[IRQ_NR_ACTIONS];
+static bool irq_action_in_use[IRQ_NR_ACTIONS];
+static irq_port_lock_t irq_pool_lock;
+
+/* Name-less chips and lines read as this in statistics and messages. */
+static const char irq_no_name[] = "none";
+
+/* Put one descriptor into its boot state: no chip, no action, off. */
+static void irq_desc_reset(struct irq_desc *desc, unsigned int irq)
+{
+	irq_port_lock_init(&desc->lock);
+	desc->irq_data.irq = irq;
+	desc->irq_data.hwirq = 0;
+	desc->irq_data.chip_data = NULL;
+	desc->chip = NULL;
+	desc->handle_irq = NULL;
+	desc->action = NULL;
+	desc->nr_actions = 0;
+	desc->depth = 1;
+	desc->status = IRQS_DISABLED;
+	desc->trigger = IRQ_TYPE_NONE;
+	desc->unbalanced_enables = 0;
+	desc->bad_line_enables = 0;
+	desc->stats = (struct irq_line_counters){ 0 };
+	irq_desc_timers_init(desc);
+}
+
+void irq_core_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < IRQ_NR_LINES; i++)
+		irq_desc_reset(&irq_descs[i], i);
+	irq_port_lock_init(&irq_pool_lock);
+	for (i = 0; i < IRQ_NR_ACTIONS; i++)
+		irq_action_in_use[i] = false;
+	irq_port_log(IRQ_LOG_INFO, "irq: core ready: %u lines, %u pooled actions, up to %u handlers per line\n",
+		     (unsigned int)IRQ_NR_LINES, (unsigned int)IRQ_NR_ACTIONS, (unsigned int)IRQ_MAX_SHARED);
+}
+
+bool irq_flow_fits_chip(const struct irq_chip *chip, irq_flow_handler_t flow)
+{
+	if (!chip || !flow || !chip->mask || !chip->unmask)
+		return false;
+	if (flow == handle_edge_irq || flow == handle_level_irq)
+		return chip->ack != NULL;
+	if (flow == handle_fasteoi_irq)
+		return chip->eoi != NULL;
+	return true;  /* a custom flow knows what it calls */
+}
+
+/* The trigger type a flow implies until the controller says otherwise. */
+static unsigned int irq_default_trigger(irq_flow_handler_t flow)
+{
+	return flow == handle_edge_irq ? IRQ_TYPE_EDGE_RISING : IRQ_TYPE_LEVEL_HIGH;
+}
+
+int irq_set_chip_and_handler(unsigned int irq, const struct irq_chip *chip, irq_flow_handler_t flow,
+			     void *chip_data, unsigned long hwirq)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+	unsigned long flags;
+
+	if (!desc || !irq_flow_fits_chip(chip, flow)) {
+		irq_port_log(IRQ_LOG_ERR, "irq %u: chip \"%.*s\" refused: %s\n", irq, IRQ_NAME_LOG_MAX,
+			     chip && chip->name ? chip->name : irq_no_name,
+			     !desc ? "no such line" : "chip lacks mask/unmask or what the flow calls");
+		return -IRQ_EINVAL;
+	}
+	flags = irq_port_lock_irqsave(&desc->lock);
+	if (desc->action) {
+		const char *user = desc->action->name;
+
+		irq_port_unlock_irqrestore(&desc->lock, flags);
+		irq_port_log(IRQ_LOG_ERR, "irq %u: chip \"%.*s\" refused: line in use by \"%.*s\"\n", irq,
+			     IRQ_NAME_LOG_MAX, chip->name ? chip->name : irq_no_name, IRQ_NAME_LOG_MAX, user);
+		return -IRQ_EBUSY;
+	}
+	desc->chip = chip;
+	desc->irq_data.hwirq = hwirq;
+	desc->irq_data.chip_data = chip_data;
+	desc->trigger = irq_default_trigger(flow);
+	__atomic_store_n(&desc->handle_irq, flow, __ATOMIC_RELEASE);
+	/* The core owns the mask state from here on: start from a known one. */
+	desc->status &= ~IRQS_MASKED;
+	__irq_mask(desc);
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	return 0;
+}
+
+int irq_set_handler(unsigned int irq, irq_flow_handler_t flow)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+
+	/* No lock: this is called from set_type, under the line's lock. */
+	if (!desc || !irq_flow_fits_chip(desc->chip, flow)) {
+		irq_port_log(IRQ_LOG_ERR, "irq %u: flow handler refused: %s\n", irq,
+			     !desc ? "no such line" : "no chip, or the chip lacks what the flow calls");
+		return -IRQ_EINVAL;
+	}
+	__atomic_store_n(&desc->handle_irq, flow, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int __irq_set_type(struct irq_desc *desc, unsigned int type)
+{
+	int err;
+
+	if (type == desc->trigger)
+		return 0;
+	if (!desc->chip->set_type)
+		return -IRQ_EINVAL;  /* the controller has one fixed type */
+	err = desc->chip->set_type(&desc->irq_data, type);
+	if (err < 0)
+		return err;
+	desc->trigger = type;
+	return 0;
+}
+
+int irq_set_trigger(unsigned int irq, unsigned int type)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+	unsigned long flags;
+	int err;
+
+	if (!desc || !irq_type_valid(type)) {
+		irq_port_log(IRQ_LOG_ERR, "irq %u: trigger type 0x%x refused: %s\n", irq, type,
+			     !desc ? "no such line" : "not one edge or level kind");
+		return -IRQ_EINVAL;
+	}
+	flags = irq_port_lock_irqsave(&desc->lock);
+	if (!desc->chip) {
+		err = -IRQ_EINVAL;
+	} else if (desc->action && type != desc->trigger) {
+		err = -IRQ_EBUSY;
+	} else if (!desc->chip->set_type) {
+		/* The setup code tells us what the fixed hardware does. */
+		desc->trigger = type;
+		err = 0;
+	} else {
+		err = __irq_set_type(desc, type);
+	}
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	if (err)
+		irq_port_log(IRQ_LOG_ERR, "irq %u: trigger type 0x%x refused (%d): %s\n", irq, type, err,
+			     err == -IRQ_EBUSY ? "line in use with another type" : "no chip, or the chip refused");
+	return err;
+}
+
+struct irqaction *irq_action_alloc(void)
+{
+	struct irqaction *action = NULL;
+	unsigned long flags;
+	unsigned int i;
+
+	flags = irq_port_lock_irqsave(&irq_pool_lock);
+	for (i = 0; i < IRQ_NR_ACTIONS; i++) {
+		if (!irq_action_in_use[i]) {
+			irq_action_in_use[i] = true;
+			action = &irq_action_pool[i];
+			break;
+		}
+	}
+	irq_port_unlock_irqrestore(&irq_pool_lock, flags);
+	if (action) {
+		*action = (struct irqaction){ 0 };
+		action->from_pool = true;
+	}
+	return action;
+}
+
+void irq_action_release(struct irqaction *action)
+{
+	uintptr_t base = (uintptr_t)irq_action_pool;
+	uintptr_t offset = (uintptr_t)action - base;
+	size_t index = offset / sizeof(*action);
+	unsigned long flags;
+
+	/* Compared as integers: a stray pointer must not be UB to detect. */
+	if ((uintptr_t)action < base || index >= IRQ_NR_ACTIONS || offset % sizeof(*action) != 0)
+		irq_port_panic("irq_action_release: action is not from the pool");
+	flags = irq_port_lock_irqsave(&irq_pool_lock);
+	if (!irq_action_in_use[index]) {
+		irq_port_unlock_irqrestore(&irq_pool_lock, flags);
+		irq_port_panic("irq_action_release: action released twice");
+	}
+	irq_action_in_use[index] = false;
+	irq_port_unlock_irqrestore(&irq_pool_lock, flags);
+}

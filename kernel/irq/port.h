@@ -1,0 +1,157 @@
+/*
+ * port.h - everything the portable interrupt core (kernel/irq/) needs from
+ * the kernel it runs in, and nothing more. In the manner of a FreeRTOS
+ * portmacro.h: one list, sectioned, a comment per item; docs/porting.md
+ * explains each function at length with an example.
+ *
+ * The core includes no header of its host except <irq_port_host.h>, which
+ * the host puts on the include path. That header defines the two types
+ * below and may implement any function of this file as a static inline
+ * function (the declarations here then refer to those definitions). The
+ * other functions are linked from the host's port file.
+ *
+ * Implementations: tests/host/irq_port_host.[ch] (host unit tests: pthreads
+ * and a virtual clock), arch/x86 (the irqkit kernel), and
+ * kernel/irq/template/ (an empty port to copy when porting).
+ *
+ * Contexts named below:
+ *   thread context  - ordinary kernel code, interrupts enabled, may spin.
+ *   interrupt context - generic_handle_irq() and everything it calls:
+ *                     interrupts disabled on this CPU.
+ *   timer context   - a callback of an irq_port_timer. Interrupts disabled
+ *                     (on x86: inside the timer interrupt).
+ */
+#ifndef IRQ_PORT_H
+#define IRQ_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * The host header must define:
+ *   irq_port_lock_t       a spinning lock (a typedef; any size)
+ *   struct irq_port_timer storage of one one-shot timer, owned by the caller
+ */
+#include <irq_port_host.h>
+
+/* ========================================================================
+ * Critical sections
+ * ======================================================================== */
+
+/*
+ * irq_port_lock_init - make @lock usable and unlocked.
+ * CONTEXT: any; called by irq_core_init() for every lock of the core, once
+ * per boot (a host test may call irq_core_init() again between cases, with
+ * every lock unlocked).
+ */
+void irq_port_lock_init(irq_port_lock_t *lock);
+
+/*
+ * irq_port_lock_irqsave - disable interrupts on this CPU, then take @lock
+ * (spinning until it is free).
+ * CONTEXT: any. The core never takes a lock it already holds, holds at most
+ * one of its locks at a time, and calls no host code while holding one
+ * except the irq_chip operations, irq_port_timer_* and irq_port_log.
+ * RETURNS the previous interrupt state, to hand to the matching unlock.
+ */
+unsigned long irq_port_lock_irqsave(irq_port_lock_t *lock);
+
+/*
+ * irq_port_unlock_irqrestore - release @lock, then put the interrupt state
+ * back to @flags (from the matching irq_port_lock_irqsave). Unlocks happen
+ * in the reverse order of the locks.
+ * CONTEXT: the holder of @lock.
+ */
+void irq_port_unlock_irqrestore(irq_port_lock_t *lock, unsigned long flags);
+
+/* ========================================================================
+ * Timing
+ * ======================================================================== */
+
+/*
+ * irq_port_now_ns - nanoseconds since an arbitrary origin (boot).
+ * Monotonic (never goes back), advances even while interrupts are disabled
+ * (read a free-running counter such as the TSC or HPET, not a tick count),
+ * at least microsecond resolution. A host test clock may be virtual.
+ * CONTEXT: any, with or without locks held. Cheap (tens of instructions).
+ */
+uint64_t irq_port_now_ns(void);
+
+/* irq_port_timer_fn - a timer callback; runs in timer context, no lock held. */
+typedef void (*irq_port_timer_fn)(void *arg);
+
+/*
+ * irq_port_timer_init - prepare @timer (caller storage) to call @fn(@arg)
+ * when it expires; leaves it not pending. Initialising a pending timer
+ * cancels it first.
+ * CONTEXT: thread context (the core calls it from irq_core_init()).
+ */
+void irq_port_timer_init(struct irq_port_timer *timer, irq_port_timer_fn fn, void *arg);
+
+/*
+ * irq_port_timer_arm - make @timer fire once at @expires_ns (irq_port_now_ns
+ * time). Re-arming a pending timer moves it. A time in the past fires as
+ * soon as the host processes timers. The callback runs at most once per arm.
+ * The host may fire late (by its timer slack) but never early.
+ * CONTEXT: any, including with a core lock held and from inside the timer's
+ * own callback. Must not call back into the core.
+ */
+void irq_port_timer_arm(struct irq_port_timer *timer, uint64_t expires_ns);
+
+/*
+ * irq_port_timer_cancel - stop @timer if pending. Does NOT wait for a
+ * callback already running on another CPU (the core handles that itself by
+ * re-checking its state under its lock inside the callback).
+ * CONTEXT: any, including with a core lock held.
+ * RETURNS true if the timer was pending (and now will not fire).
+ */
+bool irq_port_timer_cancel(struct irq_port_timer *timer);
+
+/*
+ * irq_port_timer_pending - whether @timer is armed and has not fired yet.
+ * CONTEXT: any. The answer may be stale by the time the caller reads it
+ * unless the caller serialises with arm/cancel itself.
+ */
+bool irq_port_timer_pending(const struct irq_port_timer *timer);
+
+/* ========================================================================
+ * Diagnostics
+ * ======================================================================== */
+
+/* Log levels (the same numbers as the kernel's printk levels). */
+enum irq_port_log_level {
+	IRQ_LOG_ERR   = 3,  /* an operation failed or was refused */
+	IRQ_LOG_WARN  = 4,  /* misuse or a misbehaving line; the core carries on */
+	IRQ_LOG_INFO  = 6,  /* normal status (one line at init) */
+	IRQ_LOG_DEBUG = 7,  /* verbose */
+};
+
+/*
+ * irq_port_log - print one message (printf-style: %s %u %lu %llu %d %x %p
+ * %c and field widths/precisions are used). The core ends messages with
+ * "\n" and starts them with "irq".
+ * CONTEXT: any, including interrupt and timer context with a core lock held;
+ * must not take a core lock or call into the core.
+ */
+void irq_port_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * irq_port_panic - a broken invariant (corrupt list, deadlock): stop for
+ * good. The core has already logged the details; @msg is "function: reason".
+ * CONTEXT: any. Does not return.
+ */
+__attribute__((noreturn)) void irq_port_panic(const char *msg);
+
+/* ========================================================================
+ * CPU
+ * ======================================================================== */
+
+/*
+ * irq_port_cpu_relax - one step of a busy-wait (x86: "pause"; a host may
+ * yield). The core calls it, with no lock held, while waiting for a handler
+ * running elsewhere to finish.
+ * CONTEXT: thread context.
+ */
+void irq_port_cpu_relax(void);
+
+#endif /* IRQ_PORT_H */

@@ -1,0 +1,385 @@
+/*
+ * irq_port_host.c - the host port of kernel/irq: implements every function
+ * of kernel/irq/port.h on POSIX threads, with a virtual clock, and checks
+ * that the core uses its locks in pairs (see irq_port_host.h for the rules).
+ * Used by the host unit tests (tests/unit/test_irq_*.c), the benchmarks
+ * and the defence simulator. Plain C library and pthreads; no cmocka, so
+ * that benchmarks can link it too.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <time.h>
+
+#include <irq/port.h>
+
+/* Marks an initialised lock. */
+#define IRQ_HOST_LOCK_MAGIC 0x4c4f434bu
+/* Port locks one thread may hold at once (the core holds at most one). */
+#define IRQ_HOST_HELD_MAX 8
+/* Simulated interrupts one thread may nest. */
+#define IRQ_HOST_NESTING_MAX 8
+/* Longest kept log message, bytes including the NUL. */
+#define IRQ_HOST_LOG_LINE 512
+/* Timer callbacks one advance may run before the port calls it a timer storm. */
+#define IRQ_HOST_FIRES_MAX (1ul << 26)
+/* A gap between two relax calls longer than this starts a new busy-wait (ns). */
+#define IRQ_HOST_SPIN_GAP_NS 100000000ull
+/* Nanoseconds per second. */
+#define NS_PER_S 1000000000ull
+
+/* ---- per-thread simulated CPU state ---------------------------------------- */
+
+static __thread const irq_port_lock_t *held[IRQ_HOST_HELD_MAX];
+static __thread unsigned int nr_held;
+static __thread bool irqs_off;
+static __thread unsigned int irq_nesting;
+static __thread bool saved_irqs_off[IRQ_HOST_NESTING_MAX];
+static __thread uint64_t spin_start_ns, spin_last_ns;
+
+static uint64_t relax_calls;
+static uint64_t lock_calls;
+static void (*panic_hook)(const char *msg);
+
+/* A broken rule of the port: say which and stop. */
+static void __attribute__((noreturn, format(printf, 1, 2))) host_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "irq host port: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void irq_port_lock_init(irq_port_lock_t *lock)
+{
+	pthread_mutex_init(&lock->mutex, NULL);
+	lock->magic = IRQ_HOST_LOCK_MAGIC;
+}
+
+unsigned long irq_port_lock_irqsave(irq_port_lock_t *lock)
+{
+	unsigned long flags = irqs_off;
+	unsigned int i;
+
+	if (lock->magic != IRQ_HOST_LOCK_MAGIC)
+		host_fail("lock %p used before irq_port_lock_init", (void *)lock);
+	for (i = 0; i < nr_held; i++)
+		if (held[i] == lock)
+			host_fail("lock %p taken again by the thread that holds it", (void *)lock);
+	if (nr_held == IRQ_HOST_HELD_MAX)
+		host_fail("more than %d port locks held by one thread", IRQ_HOST_HELD_MAX);
+	irqs_off = true;
+	pthread_mutex_lock(&lock->mutex);
+	held[nr_held++] = lock;
+	__atomic_add_fetch(&lock_calls, 1, __ATOMIC_RELAXED);
+	return flags;
+}
+
+void irq_port_unlock_irqrestore(irq_port_lock_t *lock, unsigned long flags)
+{
+	if (nr_held == 0 || held[nr_held - 1] != lock)
+		host_fail("lock %p released %s", (void *)lock,
+			  nr_held == 0 ? "while no lock is held" : "out of order or by a thread that does not hold it");
+	if (flags > 1)
+		host_fail("lock %p released with flags %lu that no irqsave returned", (void *)lock, flags);
+	nr_held--;
+	pthread_mutex_unlock(&lock->mutex);
+	irqs_off = flags != 0;
+}
+
+unsigned int irq_host_locks_held(void) { return nr_held; }
+bool irq_host_irqs_disabled(void) { return irqs_off; }
+bool irq_host_in_interrupt(void) { return irq_nesting > 0; }
+
+void irq_host_irq_enter(void)
+{
+	if (irq_nesting == IRQ_HOST_NESTING_MAX)
+		host_fail("simulated interrupts nested deeper than %d", IRQ_HOST_NESTING_MAX);
+	saved_irqs_off[irq_nesting++] = irqs_off;
+	irqs_off = true;
+}
+
+void irq_host_irq_exit(void)
+{
+	if (irq_nesting == 0)
+		host_fail("irq_host_irq_exit without irq_host_irq_enter");
+	irqs_off = saved_irqs_off[--irq_nesting];
+}
+
+/* ---- virtual clock and timers ---------------------------------------------- */
+
+static pthread_mutex_t timer_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct irq_port_timer *timers;   /* pending, unsorted */
+static uint64_t virtual_now_ns;
+static uint64_t arm_seq;
+
+uint64_t irq_port_now_ns(void)
+{
+	return __atomic_load_n(&virtual_now_ns, __ATOMIC_ACQUIRE);
+}
+
+/* Take @timer off the list (timer_mutex held). RETURNS whether it was pending. */
+static bool timer_unlink(struct irq_port_timer *timer)
+{
+	struct irq_port_timer **link = &timers;
+
+	while (*link && *link != timer)
+		link = &(*link)->next;
+	if (!*link)
+		return false;
+	*link = timer->next;
+	timer->next = NULL;
+	timer->pending = false;
+	return true;
+}
+
+void irq_port_timer_init(struct irq_port_timer *timer, irq_port_timer_fn fn, void *arg)
+{
+	pthread_mutex_lock(&timer_mutex);
+	timer_unlink(timer);
+	timer->fn = fn;
+	timer->arg = arg;
+	timer->expires_ns = 0;
+	timer->armed_seq = 0;
+	timer->pending = false;
+	timer->next = NULL;
+	pthread_mutex_unlock(&timer_mutex);
+}
+
+void irq_port_timer_arm(struct irq_port_timer *timer, uint64_t expires_ns)
+{
+	if (!timer->fn)
+		host_fail("timer %p armed before irq_port_timer_init", (void *)timer);
+	pthread_mutex_lock(&timer_mutex);
+	timer_unlink(timer);
+	timer->expires_ns = expires_ns;
+	timer->armed_seq = ++arm_seq;
+	timer->pending = true;
+	timer->next = timers;
+	timers = timer;
+	pthread_mutex_unlock(&timer_mutex);
+}
+
+bool irq_port_timer_cancel(struct irq_port_timer *timer)
+{
+	bool was_pending;
+
+	pthread_mutex_lock(&timer_mutex);
+	was_pending = timer_unlink(timer);
+	pthread_mutex_unlock(&timer_mutex);
+	return was_pending;
+}
+
+bool irq_port_timer_pending(const struct irq_port_timer *timer)
+{
+	return __atomic_load_n(&timer->pending, __ATOMIC_ACQUIRE);
+}
+
+/* The pending timer due first at or before @until (timer_mutex held), or NULL. */
+static struct irq_port_timer *timer_first_due(uint64_t until)
+{
+	struct irq_port_timer *t, *first = NULL;
+
+	for (t = timers; t; t = t->next) {
+		if (t->expires_ns > until)
+			continue;
+		if (!first || t->expires_ns < first->expires_ns ||
+		    (t->expires_ns == first->expires_ns && t->armed_seq < first->armed_seq))
+			first = t;
+	}
+	return first;
+}
+
+unsigned long irq_host_advance_ns(uint64_t delta_ns)
+{
+	uint64_t target = irq_port_now_ns() + delta_ns;
+	unsigned long fired = 0;
+
+	if (nr_held)
+		host_fail("virtual time advanced while holding %u port lock(s)", nr_held);
+	pthread_mutex_lock(&timer_mutex);
+	for (;;) {
+		struct irq_port_timer *t = timer_first_due(target);
+		void (*fn)(void *);
+		void *arg;
+
+		if (!t)
+			break;
+		if (++fired > IRQ_HOST_FIRES_MAX)
+			host_fail("more than %lu timer callbacks in one advance: timer storm", IRQ_HOST_FIRES_MAX);
+		if (t->expires_ns > virtual_now_ns)
+			__atomic_store_n(&virtual_now_ns, t->expires_ns, __ATOMIC_RELEASE);
+		timer_unlink(t);
+		fn = t->fn;
+		arg = t->arg;
+		pthread_mutex_unlock(&timer_mutex);
+		irq_host_irq_enter();     /* timer context: interrupts disabled */
+		fn(arg);
+		irq_host_irq_exit();
+		if (nr_held)
+			host_fail("timer callback %p returned holding %u port lock(s)", (void *)fn, nr_held);
+		pthread_mutex_lock(&timer_mutex);
+	}
+	__atomic_store_n(&virtual_now_ns, target, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&timer_mutex);
+	return fired;
+}
+
+unsigned long irq_host_run_timers(void)
+{
+	return irq_host_advance_ns(0);
+}
+
+unsigned int irq_host_timers_pending(void)
+{
+	unsigned int n = 0;
+	struct irq_port_timer *t;
+
+	pthread_mutex_lock(&timer_mutex);
+	for (t = timers; t; t = t->next)
+		n++;
+	pthread_mutex_unlock(&timer_mutex);
+	return n;
+}
+
+/* ---- log ------------------------------------------------------------------- */
+
+struct log_entry {
+	int level;
+	char text[IRQ_HOST_LOG_LINE];
+};
+
+static pthread_mutex_t log_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct log_entry log_ring[IRQ_HOST_LOG_KEEP];
+static unsigned int log_total;   /* messages since the last clear */
+
+void irq_port_log(int level, const char *fmt, ...)
+{
+	struct log_entry *e;
+	va_list ap;
+
+	pthread_mutex_lock(&log_mutex);
+	e = &log_ring[log_total % IRQ_HOST_LOG_KEEP];
+	e->level = level;
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	va_end(ap);
+	log_total++;
+	if (getenv("IRQ_HOST_LOG"))
+		fprintf(stderr, "<%d>%s", level, e->text);
+	pthread_mutex_unlock(&log_mutex);
+}
+
+void irq_host_log_clear(void)
+{
+	pthread_mutex_lock(&log_mutex);
+	log_total = 0;
+	pthread_mutex_unlock(&log_mutex);
+}
+
+unsigned int irq_host_log_count(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&log_mutex);
+	n = log_total;
+	pthread_mutex_unlock(&log_mutex);
+	return n;
+}
+
+/* Kept entries: the last min(total, KEEP). Call with log_mutex held. */
+static unsigned int log_kept(void)
+{
+	return log_total < IRQ_HOST_LOG_KEEP ? log_total : IRQ_HOST_LOG_KEEP;
+}
+
+unsigned int irq_host_log_count_level(int level)
+{
+	unsigned int i, n = 0;
+
+	pthread_mutex_lock(&log_mutex);
+	for (i = 0; i < log_kept(); i++)
+		n += log_ring[i].level == level;
+	pthread_mutex_unlock(&log_mutex);
+	return n;
+}
+
+bool irq_host_log_contains_all(const char *a, const char *b)
+{
+	unsigned int i;
+	bool found = false;
+
+	pthread_mutex_lock(&log_mutex);
+	for (i = 0; i < log_kept() && !found; i++)
+		found = strstr(log_ring[i].text, a) && (!b || strstr(log_ring[i].text, b));
+	pthread_mutex_unlock(&log_mutex);
+	return found;
+}
+
+bool irq_host_log_contains(const char *needle)
+{
+	return irq_host_log_contains_all(needle, NULL);
+}
+
+/* ---- panic, relax, reset ------------------------------------------------------ */
+
+void irq_host_set_panic_hook(void (*hook)(const char *msg))
+{
+	panic_hook = hook;
+}
+
+void irq_port_panic(const char *msg)
+{
+	if (panic_hook)
+		panic_hook(msg);
+	host_fail("panic: %s", msg);
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+void irq_port_cpu_relax(void)
+{
+	uint64_t now = wall_ns();
+
+	if (nr_held)
+		host_fail("busy-wait while holding %u port lock(s)", nr_held);
+	if (now - spin_last_ns > IRQ_HOST_SPIN_GAP_NS)
+		spin_start_ns = now;
+	spin_last_ns = now;
+	if (now - spin_start_ns > IRQ_HOST_SPIN_LIMIT_S * NS_PER_S)
+		host_fail("busy-waiting for %d s: deadlock", IRQ_HOST_SPIN_LIMIT_S);
+	__atomic_add_fetch(&relax_calls, 1, __ATOMIC_RELAXED);
+	sched_yield();
+}
+
+uint64_t irq_host_relax_count(void) { return __atomic_load_n(&relax_calls, __ATOMIC_RELAXED); }
+uint64_t irq_host_lock_count(void) { return __atomic_load_n(&lock_calls, __ATOMIC_RELAXED); }
+
+void irq_host_reset(void)
+{
+	if (nr_held)
+		host_fail("irq_host_reset while holding %u port lock(s)", nr_held);
+	pthread_mutex_lock(&timer_mutex);
+	while (timers)
+		timer_unlink(timers);
+	__atomic_store_n(&virtual_now_ns, 0, __ATOMIC_RELEASE);
+	arm_seq = 0;
+	pthread_mutex_unlock(&timer_mutex);
+	irq_host_log_clear();
+	__atomic_store_n(&relax_calls, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&lock_calls, 0, __ATOMIC_RELAXED);
+	panic_hook = NULL;
+}

@@ -1,0 +1,98 @@
+/*
+ * irq_port_host.h - the host port of kernel/irq (kernel/irq/port.h) for
+ * host unit tests, simulators and benchmarks: pthread mutexes as locks,
+ * a virtual nanosecond clock that only moves when a test advances it, and
+ * one-shot timers that fire, in expiry order, while the test advances time.
+ *
+ * It is a checking port, in the manner of FreeRTOS's test ports: a lock
+ * taken twice, released out of order or by a thread that does not hold it,
+ * a lock used before initialisation, or a busy-wait that spins for
+ * IRQ_HOST_SPIN_LIMIT_S seconds of wall time stops the program with a
+ * message (abort(), which cmocka reports as a failed test).
+ *
+ * "Interrupts disabled" is simulated per thread: irq_port_lock_irqsave
+ * disables, irq_port_unlock_irqrestore restores, and irq_host_irq_enter/
+ * exit bracket a simulated interrupt (tests wrap generic_handle_irq in
+ * them; timer callbacks run inside them). Tests can ask which state the
+ * calling thread is in and how many port locks it holds.
+ */
+#ifndef IRQ_PORT_HOST_H
+#define IRQ_PORT_HOST_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Wall-clock seconds one thread may busy-wait before the port calls it a deadlock. */
+#define IRQ_HOST_SPIN_LIMIT_S 30
+
+/* A port lock: a mutex plus a marker that says it was initialised. */
+typedef struct irq_port_lock {
+	pthread_mutex_t mutex;
+	uint32_t magic;  /* IRQ_HOST_LOCK_MAGIC once irq_port_lock_init ran */
+} irq_port_lock_t;
+
+/* One one-shot timer (caller storage); on the port's list while pending. */
+struct irq_port_timer {
+	void (*fn)(void *arg);         /* callback */
+	void *arg;                     /* its argument */
+	uint64_t expires_ns;           /* virtual time it fires at */
+	uint64_t armed_seq;            /* arm order: equal expiries fire first-armed first */
+	bool pending;                  /* armed and not fired */
+	struct irq_port_timer *next;   /* next pending timer */
+};
+
+/* ---- virtual time -------------------------------------------------------- */
+
+/* irq_host_reset - clock to 0, no pending timers, empty log, counters to 0. */
+void irq_host_reset(void);
+
+/*
+ * irq_host_advance_ns - move the virtual clock forward by @delta_ns, firing
+ * every timer that expires on the way, in expiry order, each with the clock
+ * set to its expiry time, in simulated timer context (interrupts disabled)
+ * on the calling thread. Timers armed by callbacks fire too if they fall in
+ * the window. RETURNS the number of callbacks run.
+ */
+unsigned long irq_host_advance_ns(uint64_t delta_ns);
+
+/* irq_host_run_timers - fire the timers that are due now (advance by 0). */
+unsigned long irq_host_run_timers(void);
+
+/* irq_host_timers_pending - how many timers are armed. */
+unsigned int irq_host_timers_pending(void);
+
+/* ---- simulated CPU state of the calling thread ----------------------------- */
+
+unsigned int irq_host_locks_held(void);   /* port locks this thread holds */
+bool irq_host_irqs_disabled(void);        /* inside a lock or a simulated interrupt */
+bool irq_host_in_interrupt(void);         /* inside irq_host_irq_enter/exit or a timer */
+void irq_host_irq_enter(void);            /* begin a simulated interrupt (disables) */
+void irq_host_irq_exit(void);             /* end it (restores the previous state) */
+
+/* ---- counters -------------------------------------------------------------- */
+
+uint64_t irq_host_relax_count(void);      /* irq_port_cpu_relax calls, all threads */
+uint64_t irq_host_lock_count(void);       /* irq_port_lock_irqsave calls, all threads */
+
+/* ---- captured log ---------------------------------------------------------- */
+
+/* Messages are kept (the last IRQ_HOST_LOG_KEEP); set IRQ_HOST_LOG=1 to also print them. */
+#define IRQ_HOST_LOG_KEEP 256
+
+void irq_host_log_clear(void);
+unsigned int irq_host_log_count(void);                   /* messages since the last clear */
+unsigned int irq_host_log_count_level(int level);        /* of one level */
+bool irq_host_log_contains(const char *needle);          /* some kept message contains it */
+bool irq_host_log_contains_all(const char *a, const char *b); /* one message contains both */
+
+/* ---- panics ------------------------------------------------------------------ */
+
+/*
+ * irq_host_set_panic_hook - call @hook(msg) on irq_port_panic instead of
+ * aborting (a test that provokes a panic longjmps out of the hook; the hook
+ * must not return). NULL restores the default.
+ */
+void irq_host_set_panic_hook(void (*hook)(const char *msg));
+
+#endif /* IRQ_PORT_HOST_H */
