@@ -65,7 +65,8 @@ void __irq_eoi(struct irq_desc *desc)
 /*
  * __irq_cannot_run - whether this interrupt must not run the handlers now:
  * they already run (mark it pending for the owner), there are none (count
- * it), or the line is disabled (mark it pending for enable_irq). The caller
+ * it, and keep it pending for the first request_irq), or the line is
+ * disabled (mark it pending for enable_irq). The caller
  * has done the chip calls that keep the line quiet.
  */
 static bool __irq_cannot_run(struct irq_desc *desc)
@@ -76,6 +77,8 @@ static bool __irq_cannot_run(struct irq_desc *desc)
 		return true;
 	}
 	if (!desc->action) {
+		/* An edge a device sent before its driver came is replayed to it. */
+		desc->status |= IRQS_PENDING;
 		__irq_account_no_action(desc);
 		return true;
 	}

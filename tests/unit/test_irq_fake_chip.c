@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
 #include <cmocka.h>
@@ -15,7 +16,7 @@
 #include "test_irq_fake_chip.h"
 
 /* Chip calls recorded between clears (all lines together). */
-#define FAKE_TRACE_MAX 4096
+#define FAKE_TRACE_MAX 16384
 /* Longest trace string of one line, bytes. */
 #define FAKE_TRACE_TEXT 8192
 /* Handler calls recorded for fake_call_order. */
@@ -275,6 +276,14 @@ const char *fake_call_order(void)
 		used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s", used ? " " : "", order[i]);
 	pthread_mutex_unlock(&fake_mutex);
 	return text;
+}
+
+void fake_irq_filter_from_env(void)
+{
+	const char *pattern = getenv("IRQ_TEST_FILTER");
+
+	if (pattern && *pattern)
+		cmocka_set_test_filter(pattern);
 }
 
 int fake_irq_setup(void **state)

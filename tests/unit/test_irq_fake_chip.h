@@ -66,6 +66,9 @@ irqreturn_t fake_dev_handler(unsigned int irq, void *dev_id);
 /* Names of the fake devices whose handlers ran, in order: "a b a". */
 const char *fake_call_order(void);
 
+/* Run only the cases matching $IRQ_TEST_FILTER (a cmocka glob), when set. */
+void fake_irq_filter_from_env(void);
+
 /* Per-case setup and teardown for cmocka_unit_test_setup_teardown. */
 int fake_irq_setup(void **state);
 int fake_irq_teardown(void **state);

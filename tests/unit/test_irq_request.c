@@ -368,5 +368,6 @@ int main(void)
 		CASE(set_type_may_switch_the_flow_handler_of_its_line),
 	};
 
+	fake_irq_filter_from_env();
 	return cmocka_run_group_tests_name("irq_request", tests, NULL, NULL);
 }

@@ -1,0 +1,497 @@
+/*
+ * test_irq_concurrency.c - host unit tests of kernel/irq's exclusion rule
+ * with real threads standing in for CPUs: free_irq, disable_irq and
+ * synchronize_irq do not return while a handler (or a poll) of the line
+ * still runs; polls and interrupts never run one line's handlers at once;
+ * an interrupt that arrives during a poll is replayed; the poll timer
+ * fires at its virtual time; a wait that can never end panics.
+ *
+ * No sleeps: each step waits for an observable fact (a flag the handler
+ * sets, the host port's count of busy-wait steps), bounded by wall time.
+ * cmocka asserts only on the main thread; other threads record.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include <kernel/errno.h>
+#include "test_irq_fake_chip.h"
+
+#define LINE 11
+/* Wall-clock bound of every wait for another thread, seconds. */
+#define WAIT_LIMIT_S 20
+/* Interrupts each of two raising threads sends in the stress case. */
+#define STRESS_RAISES 3000
+/* Polls the polling thread makes in the stress case. */
+#define STRESS_POLLS 3000
+/* Virtual time at which the poll timer cases poll, ns. */
+#define POLL_AT_NS 5000000ull
+
+/* A handler that blocks until the test releases it. */
+struct gate {
+	int entered;        /* handler is inside */
+	int release;        /* test lets it return */
+	int finished_seq;   /* order in which it finished (seq counter) */
+};
+
+static int seq;           /* event order across threads */
+static struct gate gate;
+
+static int next_seq(void) { return __atomic_add_fetch(&seq, 1, __ATOMIC_SEQ_CST); }
+
+static bool flag_set(const int *flag) { return __atomic_load_n(flag, __ATOMIC_SEQ_CST) != 0; }
+
+static void set_flag(int *flag, int value) { __atomic_store_n(flag, value, __ATOMIC_SEQ_CST); }
+
+static uint64_t wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+/* Wait (yielding) until @flag is set; false after WAIT_LIMIT_S. */
+static bool wait_flag(const int *flag)
+{
+	uint64_t start = wall_s();
+
+	while (!flag_set(flag))
+		if (wall_s() - start > WAIT_LIMIT_S)
+			return false;
+		else
+			sched_yield();
+	return true;
+}
+
+/* Wait until the host port has seen more busy-wait steps than @before. */
+static bool wait_for_spinning(uint64_t before)
+{
+	uint64_t start = wall_s();
+
+	while (irq_host_relax_count() <= before)
+		if (wall_s() - start > WAIT_LIMIT_S)
+			return false;
+		else
+			sched_yield();
+	return true;
+}
+
+static void block_in_handler(struct fake_dev *dev, unsigned int irq)
+{
+	(void)dev;
+	(void)irq;
+	set_flag(&gate.entered, 1);
+	wait_flag(&gate.release);
+	set_flag(&gate.finished_seq, next_seq());
+}
+
+static void *raise_thread(void *arg)
+{
+	fake_raise((unsigned int)(uintptr_t)arg);
+	return NULL;
+}
+
+static void *poll_thread(void *arg)
+{
+	irq_host_irq_enter();
+	irq_poll_line(irq_to_desc((unsigned int)(uintptr_t)arg));
+	irq_host_irq_exit();
+	return NULL;
+}
+
+/* A thread running one API call; records when it returned. */
+struct api_call {
+	void (*fn)(unsigned int irq, void *dev_id);
+	unsigned int irq;
+	void *dev_id;
+	int returned_seq;
+};
+
+static void *api_thread(void *arg)
+{
+	struct api_call *call = arg;
+
+	call->fn(call->irq, call->dev_id);
+	set_flag(&call->returned_seq, next_seq());
+	return NULL;
+}
+
+static void call_free_irq(unsigned int irq, void *dev_id) { free_irq(irq, dev_id); }
+static void call_disable_irq(unsigned int irq, void *dev_id) { (void)dev_id; disable_irq(irq); }
+static void call_synchronize_irq(unsigned int irq, void *dev_id) { (void)dev_id; synchronize_irq(irq); }
+
+static int concurrency_setup(void **state)
+{
+	seq = 0;
+	gate = (struct gate){ 0 };
+	return fake_irq_setup(state);
+}
+
+/*
+ * The story of every "waits for the running handler" case: a handler (or
+ * poll) started by @runner blocks; @fn is called on another thread; it must
+ * be seen spinning and must not return until the handler is let go.
+ */
+static void expect_call_waits_for_running_handler(void *(*runner)(void *), void (*fn)(unsigned int, void *),
+						  void *dev_id)
+{
+	struct api_call call = { fn, LINE, dev_id, 0 };
+	pthread_t cpu1, cpu2;
+	uint64_t relax_before;
+
+	assert_int_equal(pthread_create(&cpu1, NULL, runner, (void *)(uintptr_t)LINE), 0);
+	assert_true(wait_flag(&gate.entered));
+	relax_before = irq_host_relax_count();
+	assert_int_equal(pthread_create(&cpu2, NULL, api_thread, &call), 0);
+	assert_true(wait_for_spinning(relax_before));
+	assert_false(flag_set(&call.returned_seq));
+	set_flag(&gate.release, 1);
+	assert_int_equal(pthread_join(cpu2, NULL), 0);
+	assert_int_equal(pthread_join(cpu1, NULL), 0);
+	assert_true(gate.finished_seq < call.returned_seq);
+}
+
+static void free_irq_does_not_return_while_the_handler_runs_on_another_cpu(void **state)
+{
+	struct fake_dev dev = { .name = "slow", .answer = IRQ_HANDLED, .hook = block_in_handler };
+	struct irq_line_stats st;
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "slow", &dev), 0);
+	expect_call_waits_for_running_handler(raise_thread, call_free_irq, &dev);
+	assert_int_equal(irq_get_line_stats(LINE, &st), 0);
+	assert_int_equal(st.nr_actions, 0);
+	assert_true(fake_chip_masked(LINE));
+	assert_int_equal(dev.calls, 1);
+}
+
+static void free_irq_does_not_return_while_a_poll_of_the_line_runs(void **state)
+{
+	struct fake_dev dev = { .name = "slow", .answer = IRQ_HANDLED, .hook = block_in_handler };
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_level_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "slow", &dev), 0);
+	expect_call_waits_for_running_handler(poll_thread, call_free_irq, &dev);
+	assert_int_equal(dev.polled_calls, 1);
+}
+
+static void disable_irq_waits_for_the_running_handler(void **state)
+{
+	struct fake_dev dev = { .name = "slow", .answer = IRQ_HANDLED, .hook = block_in_handler };
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_fasteoi_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "slow", &dev), 0);
+	expect_call_waits_for_running_handler(raise_thread, call_disable_irq, NULL);
+	assert_true(fake_chip_masked(LINE));
+	enable_irq(LINE);
+}
+
+static void synchronize_irq_waits_for_the_running_handler(void **state)
+{
+	struct fake_dev dev = { .name = "slow", .answer = IRQ_HANDLED, .hook = block_in_handler };
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "slow", &dev), 0);
+	expect_call_waits_for_running_handler(raise_thread, call_synchronize_irq, NULL);
+	assert_false(fake_chip_masked(LINE));
+}
+
+static void disable_irq_nosync_returns_at_once_while_the_handler_runs(void **state)
+{
+	struct fake_dev dev = { .name = "slow", .answer = IRQ_HANDLED, .hook = block_in_handler };
+	pthread_t cpu1;
+	uint64_t relax_before;
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_level_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "slow", &dev), 0);
+	assert_int_equal(pthread_create(&cpu1, NULL, raise_thread, (void *)(uintptr_t)LINE), 0);
+	assert_true(wait_flag(&gate.entered));
+	relax_before = irq_host_relax_count();
+	disable_irq_nosync(LINE);
+	assert_int_equal(irq_host_relax_count(), relax_before);
+	set_flag(&gate.release, 1);
+	assert_int_equal(pthread_join(cpu1, NULL), 0);
+	/* The level flow must not reopen a line disabled while it ran. */
+	assert_true(fake_chip_masked(LINE));
+	enable_irq(LINE);
+	assert_false(fake_chip_masked(LINE));
+}
+
+/* Hook: a poll of the line from inside its own interrupt handler. */
+static int nested_poll_result;
+
+static void poll_own_line(struct fake_dev *dev, unsigned int irq)
+{
+	(void)dev;
+	nested_poll_result = irq_poll_line(irq_to_desc(irq));
+}
+
+static void a_poll_that_finds_the_handlers_running_skips(void **state)
+{
+	struct fake_dev dev = { .name = "a", .answer = IRQ_HANDLED, .hook = poll_own_line };
+	struct irq_line_stats st;
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "a", &dev), 0);
+	fake_raise(LINE);
+	assert_int_equal(nested_poll_result, -EBUSY);
+	assert_int_equal(dev.calls, 1);
+	assert_int_equal(irq_get_line_stats(LINE, &st), 0);
+	assert_int_equal(st.polled, 0);
+}
+
+/* Hook: while a poll runs the handler, the device's real interrupt arrives. */
+static void raise_during_poll(struct fake_dev *dev, unsigned int irq)
+{
+	if (dev->polled_calls == 1 && dev->calls == 1)
+		fake_raise(irq);
+}
+
+static int poll_now(unsigned int irq)
+{
+	int ret;
+
+	irq_host_irq_enter();
+	ret = irq_poll_line(irq_to_desc(irq));
+	irq_host_irq_exit();
+	return ret;
+}
+
+static void an_edge_arriving_during_a_poll_is_replayed_after_it_as_an_interrupt(void **state)
+{
+	struct fake_dev dev = { .name = "a", .answer = IRQ_HANDLED, .hook = raise_during_poll };
+	struct irq_line_stats st;
+	struct irq_action_stats as;
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "a", &dev), 0);
+	fake_chip_trace_clear();
+	assert_int_equal(poll_now(LINE), IRQ_HANDLED);
+	assert_int_equal(dev.calls, 2);
+	assert_int_equal(dev.polled_calls, 1);
+	assert_string_equal(fake_chip_trace(LINE), "ack");
+	assert_int_equal(irq_get_line_stats(LINE, &st), 0);
+	assert_int_equal(st.polled, 1);
+	assert_int_equal(st.handled, 1);
+	assert_int_equal(st.delivered, 1);
+	assert_int_equal(irq_get_action_stats(LINE, 0, &as), 0);
+	assert_int_equal(as.polled_handled, 1);
+	assert_int_equal(as.handled, 1);
+}
+
+static void a_level_interrupt_arriving_during_a_poll_is_held_masked_until_it_ends(void **state)
+{
+	struct fake_dev dev = { .name = "a", .answer = IRQ_HANDLED, .hook = raise_during_poll };
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_level_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "a", &dev), 0);
+	fake_chip_trace_clear();
+	assert_int_equal(poll_now(LINE), IRQ_HANDLED);
+	/* No replay for a level line: unmasking lets it interrupt again if still asserted. */
+	assert_string_equal(fake_chip_trace(LINE), "mask ack unmask");
+	assert_int_equal(dev.calls, 1);
+}
+
+static void polls_of_a_disabled_line_or_a_line_without_action_are_refused(void **state)
+{
+	struct fake_dev dev = { .name = "a", .answer = IRQ_HANDLED };
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(poll_now(LINE), -ENOENT);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "a", &dev), 0);
+	disable_irq(LINE);
+	assert_int_equal(poll_now(LINE), -EAGAIN);
+	enable_irq(LINE);
+	assert_int_equal(poll_now(LINE), IRQ_HANDLED);
+	dev.answer = IRQ_NONE;
+	assert_int_equal(poll_now(LINE), IRQ_NONE);
+	assert_int_equal(dev.calls, 2);
+}
+
+static uint64_t poll_seen_at_ns;
+
+static void note_poll_time(struct fake_dev *dev, unsigned int irq)
+{
+	(void)dev;
+	(void)irq;
+	poll_seen_at_ns = irq_port_now_ns();
+}
+
+static void the_poll_timer_polls_the_line_at_its_virtual_time_and_can_be_cancelled(void **state)
+{
+	struct fake_dev dev = { .name = "a", .answer = IRQ_HANDLED, .hook = note_poll_time };
+	struct irq_desc *desc = irq_to_desc(LINE);
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "a", &dev), 0);
+	irq_poll_schedule(desc, POLL_AT_NS);
+	irq_host_advance_ns(POLL_AT_NS - 1);
+	assert_int_equal(dev.calls, 0);
+	irq_host_advance_ns(1);
+	assert_int_equal(dev.polled_calls, 1);
+	assert_int_equal(poll_seen_at_ns, POLL_AT_NS);
+	irq_poll_schedule(desc, 2 * POLL_AT_NS);
+	assert_true(irq_poll_cancel(desc));
+	assert_false(irq_poll_cancel(desc));
+	irq_host_advance_ns(10 * POLL_AT_NS);
+	assert_int_equal(dev.calls, 1);
+}
+
+/* Stress: a handler that checks it never runs twice at once. */
+static int running, most_running;
+static int polls_that_ran;
+static pthread_barrier_t stress_start;  /* all three "CPUs" start together */
+
+static void count_concurrency(struct fake_dev *dev, unsigned int irq)
+{
+	int now = __atomic_add_fetch(&running, 1, __ATOMIC_SEQ_CST);
+	int seen = __atomic_load_n(&most_running, __ATOMIC_SEQ_CST);
+
+	(void)dev;
+	(void)irq;
+	while (now > seen && !__atomic_compare_exchange_n(&most_running, &seen, now, false,
+							  __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	sched_yield();  /* widen the window for a second runner */
+	__atomic_sub_fetch(&running, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *stress_raiser(void *arg)
+{
+	unsigned int i;
+
+	(void)arg;
+	pthread_barrier_wait(&stress_start);
+	for (i = 0; i < STRESS_RAISES; i++) {
+		fake_raise(LINE);
+		if (i % 4 == 0)
+			sched_yield();  /* give the poller gaps to run in */
+	}
+	return NULL;
+}
+
+static void *stress_poller(void *arg)
+{
+	unsigned int i;
+
+	(void)arg;
+	pthread_barrier_wait(&stress_start);
+	for (i = 0; i < STRESS_POLLS; i++)
+		if (poll_now(LINE) >= 0)
+			__atomic_add_fetch(&polls_that_ran, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void a_lines_handler_never_runs_twice_at_once_under_interrupts_and_polls(void **state)
+{
+	struct fake_dev dev = { .name = "busy", .answer = IRQ_HANDLED, .hook = count_concurrency };
+	struct irq_line_stats st;
+	pthread_t cpus[3];
+	unsigned int i;
+
+	(void)state;
+	running = most_running = polls_that_ran = 0;
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "busy", &dev), 0);
+	assert_int_equal(pthread_barrier_init(&stress_start, NULL, 3), 0);
+	assert_int_equal(pthread_create(&cpus[0], NULL, stress_raiser, NULL), 0);
+	assert_int_equal(pthread_create(&cpus[1], NULL, stress_raiser, NULL), 0);
+	assert_int_equal(pthread_create(&cpus[2], NULL, stress_poller, NULL), 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(pthread_join(cpus[i], NULL), 0);
+	pthread_barrier_destroy(&stress_start);
+	irq_host_run_timers();  /* a replay round the storm handed to the resend timer */
+	assert_int_equal(most_running, 1);
+	assert_int_equal(irq_get_line_stats(LINE, &st), 0);
+	assert_int_equal(st.delivered, 2 * STRESS_RAISES);
+	assert_int_equal(st.polled, (uint64_t)polls_that_ran);
+	/* Every run was accounted once: as an interrupt (or replay) or as a poll. */
+	assert_int_equal(dev.calls, st.handled + st.polled);
+	assert_int_equal(st.status & (IRQS_INPROGRESS | IRQS_PENDING | IRQS_REPLAY), 0);
+	/* Edges that came during a run were merged, never dropped: at least one run per burst. */
+	assert_true(st.handled >= 1 && st.handled <= st.delivered);
+}
+
+/* Panic case: the hook jumps back into the test. */
+static jmp_buf panic_jump;
+static const char *panic_message;
+
+static void catch_panic(const char *msg)
+{
+	panic_message = msg;
+	longjmp(panic_jump, 1);
+}
+
+static void *advance_past_sync_timeout(void *arg)
+{
+	uint64_t before = (uint64_t)(uintptr_t)arg;
+
+	if (wait_for_spinning(before))
+		irq_host_advance_ns(IRQ_SYNC_TIMEOUT_NS + 1);
+	return NULL;
+}
+
+static void a_wait_for_a_handler_that_never_finishes_panics_instead_of_hanging(void **state)
+{
+	struct fake_dev dev = { .name = "stuck", .answer = IRQ_HANDLED, .hook = block_in_handler };
+	pthread_t cpu1, clock;
+	volatile bool panicked = false;
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "stuck", &dev), 0);
+	assert_int_equal(pthread_create(&cpu1, NULL, raise_thread, (void *)(uintptr_t)LINE), 0);
+	assert_true(wait_flag(&gate.entered));
+	assert_int_equal(pthread_create(&clock, NULL, advance_past_sync_timeout,
+					(void *)(uintptr_t)irq_host_relax_count()), 0);
+	irq_host_set_panic_hook(catch_panic);
+	if (setjmp(panic_jump) == 0)
+		synchronize_irq(LINE);
+	else
+		panicked = true;
+	irq_host_set_panic_hook(NULL);
+	set_flag(&gate.release, 1);
+	assert_int_equal(pthread_join(clock, NULL), 0);
+	assert_int_equal(pthread_join(cpu1, NULL), 0);
+	assert_true(panicked);
+	assert_string_equal(panic_message, "irq_wait_idle: handler never finished");
+	assert_true(irq_host_log_contains_all("synchronize_irq", "called from that handler?"));
+}
+
+#define CASE(fn) cmocka_unit_test_setup_teardown(fn, concurrency_setup, fake_irq_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		CASE(free_irq_does_not_return_while_the_handler_runs_on_another_cpu),
+		CASE(free_irq_does_not_return_while_a_poll_of_the_line_runs),
+		CASE(disable_irq_waits_for_the_running_handler),
+		CASE(synchronize_irq_waits_for_the_running_handler),
+		CASE(disable_irq_nosync_returns_at_once_while_the_handler_runs),
+		CASE(a_poll_that_finds_the_handlers_running_skips),
+		CASE(an_edge_arriving_during_a_poll_is_replayed_after_it_as_an_interrupt),
+		CASE(a_level_interrupt_arriving_during_a_poll_is_held_masked_until_it_ends),
+		CASE(polls_of_a_disabled_line_or_a_line_without_action_are_refused),
+		CASE(the_poll_timer_polls_the_line_at_its_virtual_time_and_can_be_cancelled),
+		CASE(a_lines_handler_never_runs_twice_at_once_under_interrupts_and_polls),
+		CASE(a_wait_for_a_handler_that_never_finishes_panics_instead_of_hanging),
+	};
+
+	fake_irq_filter_from_env();
+	return cmocka_run_group_tests_name("irq_concurrency", tests, NULL, NULL);
+}
