@@ -1,0 +1,100 @@
+/*
+ * clockevent.h - interrupt sources that drive the tick and the hrtimers.
+ *
+ * A clock event driver (PIT channel 0, an HPET comparator, the local APIC
+ * timer) fills in the first part of a struct clock_event_device, calls
+ * clockevent_register(), and from its interrupt handler calls
+ * dev->event_handler(dev). The framework picks the best device (highest
+ * rating) and tells it what to do through three operations:
+ *
+ *   set_periodic(dev, hz)       interrupt hz times a second until told
+ *                               otherwise (CLOCK_EVT_FEAT_PERIODIC)
+ *   set_next_event(dev, delta)  one interrupt in delta_ns nanoseconds, where
+ *                               min_delta_ns <= delta_ns <= max_delta_ns; puts
+ *                               the device in one-shot mode if it was not
+ *                               (CLOCK_EVT_FEAT_ONESHOT); a negative return
+ *                               (the delta was too short after all) makes
+ *                               the framework retry with a longer one
+ *   shutdown(dev)               no more interrupts
+ *
+ * Each returns 0 or a negative error code; the framework calls them with
+ * interrupts disabled. The framework sets event_handler: before the tick
+ * adopts a device it is a harmless no-op. Linux's clockevents have the same
+ * shape; this is written from the shape, not from that code.
+ */
+#ifndef TIME_CLOCKEVENT_H
+#define TIME_CLOCKEVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Features of a clock event device. */
+#define CLOCK_EVT_FEAT_PERIODIC 0x1u /* can interrupt periodically */
+#define CLOCK_EVT_FEAT_ONESHOT  0x2u /* can interrupt once after a delay */
+
+/* What the framework last told a device to do. */
+enum clockevent_state {
+	CLOCKEVENT_DETACHED = 0, /* registered, not used yet */
+	CLOCKEVENT_SHUTDOWN,     /* shut down */
+	CLOCKEVENT_PERIODIC,     /* set_periodic() done */
+	CLOCKEVENT_ONESHOT,      /* set_next_event() done */
+};
+
+struct clock_event_device {
+	/* ---- filled in by the driver ---- */
+	const char *name;
+	unsigned features; /* CLOCK_EVT_FEAT_* */
+	int (*set_periodic)(struct clock_event_device *dev, uint32_t hz);
+	int (*set_next_event)(struct clock_event_device *dev, uint64_t delta_ns);
+	int (*shutdown)(struct clock_event_device *dev);
+	uint64_t min_delta_ns; /* shortest one-shot delay the hardware does */
+	uint64_t max_delta_ns; /* longest one (e.g. PIT: 65535 counts = 54.9 ms) */
+	int rating;            /* higher is better: LAPIC > HPET > PIT */
+	void *driver_data;
+	/* ---- set by the framework ---- */
+	/* Call from the device's interrupt handler. */
+	void (*event_handler)(struct clock_event_device *dev);
+	enum clockevent_state state;
+	uint64_t next_event_ns;   /* ktime of the programmed one-shot event */
+	uint64_t events;          /* interrupts handled */
+	uint64_t programmed;      /* set_next_event() calls that succeeded */
+	uint64_t clamped;         /* deltas raised to min or cut to max */
+	uint64_t program_errors;  /* set_next_event() calls that failed */
+	struct clock_event_device *next; /* registration list */
+};
+
+/*
+ * clockevent_register - add @dev; if it is rated higher than the current
+ * tick device it takes over (the old one is shut down). A min_delta_ns below
+ * CLOCKEVENT_MIN_DELTA_FLOOR_NS is raised to it (interrupt-storm guard).
+ * CONTEXT: after time_init(), process context.
+ * RETURNS 0; -EINVAL for a missing name/operation, unknown or no features,
+ * or a one-shot device with max_delta_ns < min_delta_ns or 0; -EEXIST if
+ * already registered; -ENOSPC if CLOCKEVENT_MAX are; -EAGAIN before
+ * time_init().
+ */
+int clockevent_register(struct clock_event_device *dev);
+
+/* clockevent_current - RETURNS the device the tick runs on, or NULL. */
+struct clock_event_device *clockevent_current(void);
+
+/*
+ * clockevent_program - program one-shot @dev to interrupt at @expires_ns
+ * (ktime); @now_ns is the current ktime. The delay is clamped to
+ * [min_delta_ns, max_delta_ns]: an expiry that is past or too close gets the
+ * minimum, a far one the maximum (the handler then simply programs again).
+ * CONTEXT: interrupts disabled.
+ * RETURNS 0, -EINVAL if @dev is not one-shot capable, or the driver's error
+ * after CLOCKEVENT_PROGRAM_TRIES attempts with growing deltas.
+ */
+int clockevent_program(struct clock_event_device *dev, uint64_t expires_ns, uint64_t now_ns);
+
+/*
+ * clockevent_set_periodic / clockevent_shutdown - the driver's operations,
+ * recording the new state. CONTEXT: interrupts disabled.
+ * RETURNS 0 or the driver's error (-EINVAL if periodic is not supported).
+ */
+int clockevent_set_periodic(struct clock_event_device *dev, uint32_t hz);
+int clockevent_shutdown(struct clock_event_device *dev);
+
+#endif

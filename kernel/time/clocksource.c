@@ -1,0 +1,208 @@
+/*
+ * clocksource.c - clock source registry and ktime_get_ns(). See
+ * clocksource.h for the contract and docs/time.md for the arithmetic.
+ *
+ * Time is kept as base_ns (ktime at the last reading, cycle_last) plus a
+ * fraction of a nanosecond in units of 2^-shift ns, so that accumulating
+ * many small deltas loses nothing. Every ktime_get_ns() call accumulates;
+ * a delta is taken modulo mask + 1 (narrow counters wrap) and a delta above
+ * half the range is a counter that went backwards and is ignored.
+ */
+#include "clocksource.h"
+#include "internal.h"
+#include "time_port.h"
+
+static struct {
+	struct clocksource *current;
+	struct clocksource *list;
+	unsigned count;
+	uint64_t base_ns;     /* ktime at cycle_last */
+	uint64_t frac;        /* below-ns remainder, 2^-shift ns units */
+	uint64_t cycle_last;  /* counter at the last accumulation */
+	uint64_t backwards;   /* readings ignored: counter behind cycle_last */
+} cs_state;
+
+static uint64_t jiffies_cs_read(struct clocksource *cs)
+{
+	(void)cs;
+	return jiffies;
+}
+
+/* Time before any hardware counter: ticks, as jiffies count them. */
+static struct clocksource jiffies_clocksource = {
+	.name = "jiffies",
+	.read = jiffies_cs_read,
+	.mask = UINT64_MAX,
+	.rating = 1,
+	.flags = CLOCK_SOURCE_TICK_DRIVEN,
+};
+
+int clocksource_calc_mult_shift(uint32_t freq_hz, uint32_t *mult, uint32_t *shift)
+{
+	uint64_t m = 0;
+	uint32_t s;
+
+	if (!freq_hz)
+		return -EINVAL;
+	/* At shift 0, mult = 1e9 / freq < 2^32 always: the loop ends there. */
+	for (s = 31;; s--) {
+		m = ((NSEC_PER_SEC << s) + freq_hz / 2) / freq_hz;
+		if (m <= UINT32_MAX || s == 0)
+			break;
+	}
+	*mult = (uint32_t)m;
+	*shift = s;
+	return 0;
+}
+
+uint64_t clocksource_cyc2ns(const struct clocksource *cs, uint64_t cycles)
+{
+	uint64_t low_mask = (UINT64_C(1) << cs->shift) - 1;
+
+	/* Split so that neither product can overflow: shift <= 31 and
+	 * mult < 2^32 keep (cycles & low_mask) * mult below 2^63. */
+	return (cycles >> cs->shift) * cs->mult + (((cycles & low_mask) * cs->mult) >> cs->shift);
+}
+
+/* Bring base_ns up to counter value @now of the current source. */
+static void accumulate(const struct clocksource *cs, uint64_t now)
+{
+	uint64_t delta = (now - cs_state.cycle_last) & cs->mask;
+	uint64_t low_mask = (UINT64_C(1) << cs->shift) - 1;
+	uint64_t part;
+
+	if (delta > (cs->mask >> 1)) {
+		cs_state.backwards++;
+		return;
+	}
+	part = (delta & low_mask) * cs->mult + cs_state.frac;
+	cs_state.base_ns += (delta >> cs->shift) * cs->mult + (part >> cs->shift);
+	cs_state.frac = part & low_mask;
+	cs_state.cycle_last = now;
+}
+
+uint64_t ktime_get_ns(void)
+{
+	unsigned long flags = time_port_irq_save();
+	struct clocksource *cs = cs_state.current;
+	uint64_t ns;
+
+	if (cs)
+		accumulate(cs, cs->read(cs));
+	ns = cs_state.base_ns;
+	time_port_irq_restore(flags);
+	return ns;
+}
+
+const struct clocksource *clocksource_current(void)
+{
+	return cs_state.current;
+}
+
+bool clocksource_free_running(void)
+{
+	return cs_state.current && !(cs_state.current->flags & CLOCK_SOURCE_TICK_DRIVEN);
+}
+
+uint64_t clocksource_max_idle_ns(void)
+{
+	return cs_state.current ? cs_state.current->max_idle_ns : UINT64_MAX;
+}
+
+/* Number of bits in a 2^n - 1 mask. */
+static unsigned mask_bits(uint64_t mask)
+{
+	unsigned bits = 0;
+
+	while (mask && bits < 64) {
+		mask >>= 1;
+		bits++;
+	}
+	return bits;
+}
+
+static int validate(struct clocksource *cs)
+{
+	if (!cs || !cs->name || !cs->read)
+		return -EINVAL;
+	if ((cs->mask & (cs->mask + 1)) != 0 || mask_bits(cs->mask) < CLOCKSOURCE_MIN_BITS)
+		return -EINVAL;
+	if (!cs->mult)
+		return clocksource_calc_mult_shift(cs->freq_hz, &cs->mult, &cs->shift);
+	return cs->shift <= 31 ? 0 : -EINVAL;
+}
+
+/* Make @cs the source; time continues from the current value. */
+static void switch_to(struct clocksource *cs)
+{
+	struct clocksource *old = cs_state.current;
+
+	if (old)
+		accumulate(old, old->read(old));
+	cs_state.current = cs;
+	cs_state.cycle_last = cs->read(cs);
+	cs_state.frac = 0;
+}
+
+/* Add validated @cs. RETURNS 1 if it became current, 0, or -errno. */
+static int add_locked(struct clocksource *cs)
+{
+	struct clocksource *p;
+	unsigned n = 0;
+
+	for (p = cs_state.list; p && n < CLOCKSOURCE_MAX; p = p->next, n++)
+		if (p == cs)
+			return -EEXIST;
+	if (cs_state.count >= CLOCKSOURCE_MAX)
+		return -ENOSPC;
+	cs->max_idle_ns = clocksource_cyc2ns(cs, cs->mask >> 1);
+	cs->next = cs_state.list;
+	cs_state.list = cs;
+	cs_state.count++;
+	if (cs_state.current && cs->rating <= cs_state.current->rating)
+		return 0;
+	switch_to(cs);
+	return 1;
+}
+
+int clocksource_register(struct clocksource *cs)
+{
+	unsigned long flags;
+	int rc;
+
+	if (!time_initialized())
+		return -EAGAIN;
+	rc = validate(cs);
+	if (rc < 0) {
+		time_port_log(TIME_LOG_ERR, "clocksource: %s refused (%d)", cs && cs->name ? cs->name : "?", rc);
+		return rc;
+	}
+	flags = time_port_irq_save();
+	rc = add_locked(cs);
+	time_port_irq_restore(flags);
+	if (rc < 0) {
+		time_port_log(TIME_LOG_ERR, "clocksource: %s refused (%d)", cs->name, rc);
+		return rc;
+	}
+	time_port_log(TIME_LOG_INFO, "clocksource: %s, %u Hz, %u bits, rating %d%s", cs->name,
+		      (unsigned)cs->freq_hz, mask_bits(cs->mask), cs->rating, rc ? ", now the time source" : "");
+	if (rc)
+		tick_configure();
+	return 0;
+}
+
+void clocksource_reset(uint32_t hz)
+{
+	cs_state.current = NULL;
+	cs_state.list = NULL;
+	cs_state.count = 0;
+	cs_state.base_ns = 0;
+	cs_state.frac = 0;
+	cs_state.cycle_last = 0;
+	cs_state.backwards = 0;
+	jiffies_clocksource.freq_hz = hz;
+	jiffies_clocksource.mult = 0;
+	jiffies_clocksource.next = NULL;
+	if (validate(&jiffies_clocksource) == 0)
+		add_locked(&jiffies_clocksource);
+}

@@ -1,0 +1,107 @@
+/*
+ * internal.h - private to kernel/time: shared state, tunables and the calls
+ * between its files. Nothing outside kernel/time may include it.
+ *
+ *   clocksource.c  time from counters (ktime_get_ns)
+ *   clockevent.c   interrupt devices: registry, selection, programming
+ *   tick.c         the tick: periodic, one-shot emulation, tickless idle
+ *   time.c         the kernel-facing API of time.h
+ */
+#ifndef TIME_INTERNAL_H
+#define TIME_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clockevent.h"
+#include "clocksource.h"
+#include "hrtimer.h"
+#include "time.h"
+#include "timer_wheel.h"
+
+/*
+ * Tunables. The tick range keeps a tick period between 100 us and 100 ms:
+ * faster ticks spend the CPU on interrupts, slower ones make coarse timers
+ * useless. The late threshold is about ten interrupt latencies on a slow
+ * PC. The budget is far above what a healthy system has due at once, so it
+ * only ever stops a callback that keeps re-arming itself in the past.
+ */
+enum time_tunables {
+	TIME_HZ_MIN = 10,              /* slowest tick, Hz */
+	TIME_HZ_MAX = 10000,           /* fastest tick, Hz */
+	TIME_HZ_DEFAULT = 1000,        /* tick when time_init() gets nonsense */
+	CLOCKSOURCE_MAX = 8,           /* clock sources that may register */
+	CLOCKSOURCE_MIN_BITS = 16,     /* narrowest counter accepted */
+	CLOCKEVENT_MAX = 8,            /* clock event devices that may register */
+	CLOCKEVENT_MIN_DELTA_FLOOR_NS = 1000, /* no one-shot closer than 1 us */
+	CLOCKEVENT_PROGRAM_TRIES = 3,  /* set_next_event attempts, delta doubling */
+	HRTIMER_RUN_BUDGET = 1024,     /* hrtimer callbacks per clock event */
+	TIME_LATE_THRESHOLD_NS = 100000, /* 100 us late counts as late */
+	TICK_NOHZ_MAX_SLEEP_MS = 10000, /* longest tickless sleep, even if idle */
+	TICK_CATCHUP_FIXUPS = 2,       /* see tick_catch_up() */
+	TIME_DELAY_STALL_READS = 10000000, /* udelay on jiffies gives up after */
+	MSLEEP_GRACE_TICKS = 100,      /* msleep gives up on a timer this overdue */
+};
+
+_Static_assert(TIME_HZ_MIN > 0 && TIME_HZ_MIN <= TIME_HZ_DEFAULT && TIME_HZ_DEFAULT <= TIME_HZ_MAX,
+	       "TIME_HZ_MIN <= TIME_HZ_DEFAULT <= TIME_HZ_MAX, all > 0");
+_Static_assert((uint64_t)TIME_HZ_MAX * NSEC_PER_SEC < (UINT64_C(1) << 63),
+	       "TIME_HZ_MAX too large for the tick arithmetic (r * hz must fit)");
+_Static_assert(CLOCKSOURCE_MIN_BITS >= 8 && CLOCKSOURCE_MIN_BITS <= 64, "CLOCKSOURCE_MIN_BITS out of 8..64");
+_Static_assert(CLOCKEVENT_PROGRAM_TRIES >= 1, "CLOCKEVENT_PROGRAM_TRIES must be at least 1");
+_Static_assert(HRTIMER_RUN_BUDGET >= 16, "HRTIMER_RUN_BUDGET below 16 would starve legitimate timers");
+_Static_assert(TICK_NOHZ_MAX_SLEEP_MS >= 1, "TICK_NOHZ_MAX_SLEEP_MS must be at least 1");
+
+/* container_of for kernel/time's embedded structures. */
+#define time_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* Everything the tick and the API share; one instance, time_core. */
+struct time_core {
+	uint32_t hz;              /* 0 until time_init() */
+	uint32_t period_ns;       /* NSEC_PER_SEC / hz, rounded down */
+	uint32_t period_rem;      /* NSEC_PER_SEC % hz: period is ns + rem/hz */
+	uint32_t nohz_max_ticks;  /* TICK_NOHZ_MAX_SLEEP_MS in ticks */
+	enum tick_mode mode;      /* running mode */
+	enum tick_mode requested; /* time_set_tick_mode() */
+	struct clock_event_device *dev; /* device the tick runs on */
+	struct timer_wheel wheel; /* coarse timers, in jiffies */
+	struct hrtimer_queue hrq; /* hrtimers, in ktime ns */
+	struct hrtimer tick_timer; /* the emulated tick in one-shot mode */
+	/* Ideal tick times (one-shot): tick jiffies + 1 is due at
+	 * tick_next_ns + tick_next_frac / hz. In periodic mode tick_last_ns is
+	 * the ktime of the last tick event. */
+	uint64_t tick_last_ns;    /* time of tick number jiffies */
+	uint64_t tick_next_ns;
+	uint32_t tick_next_frac;
+	bool tick_stopped;        /* tickless idle moved the tick timer */
+	bool tick_ran;            /* the tick timer ran in this event */
+	uint64_t event_now_ns;    /* ktime of the event being handled */
+	struct time_stats stats;
+};
+
+extern struct time_core time_core;
+
+/* True once time_init() has run. */
+static inline bool time_initialized(void)
+{
+	return time_core.hz != 0;
+}
+
+/* ---- clocksource.c ---- */
+void clocksource_reset(uint32_t hz);
+bool clocksource_free_running(void);    /* current one is not tick-driven */
+uint64_t clocksource_max_idle_ns(void); /* of the current one */
+
+/* ---- clockevent.c ---- */
+void clockevent_reset(void);
+
+/* ---- tick.c ---- */
+void tick_reset(void);
+void tick_configure(void);  /* after a device, clock source or request change */
+void tick_program_hook(struct hrtimer_queue *q, uint64_t first_expires_ns);
+uint64_t tick_jiffy_for(uint64_t expires_ns); /* first tick at/after a time */
+uint64_t tick_ticks_in(uint64_t ns);          /* whole ticks in ns, down */
+void tick_nohz_stop(void);
+void tick_nohz_restart(void);
+
+#endif

@@ -1,0 +1,289 @@
+/*
+ * test_time_clocksource.c - host unit tests for kernel/time/clocksource.c:
+ * mult/shift conversion against exact 128-bit arithmetic, ktime from jiffies
+ * before any counter, monotonic time across wraps of narrow counters
+ * (32-bit HPET-like, 16-bit PIT-like) and backward glitches, seamless
+ * switches to better sources, and registration refusals.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include <kernel/errno.h>
+#include <time/internal.h>
+#include <time/time.h>
+
+/* ---- test_time_port.c ---- */
+void test_port_reset(void);
+void test_port_check_balanced(void);
+extern uint64_t fake_counter, fake_counter_per_read, fake_counter_reads;
+void fake_clocksource_init(struct clocksource *cs, const char *name, uint32_t freq_hz, uint64_t mask, int rating);
+
+/* Counter masks of the hardware being imitated. */
+#define MASK16 UINT64_C(0xffff)
+#define MASK32 UINT64_C(0xffffffff)
+#define MASK64 UINT64_MAX
+/* Frequencies of real PC counters. */
+#define PIT_HZ 1193182u
+#define ACPI_PM_HZ 3579545u
+#define HPET_HZ 14318180u
+
+static struct clocksource cs_a, cs_b, cs_c;
+
+static int reset(void **state)
+{
+	(void)state;
+	test_port_reset();
+	fake_counter = 0;
+	fake_counter_per_read = 0;
+	time_init(1000);
+	return 0;
+}
+
+static int check(void **state)
+{
+	(void)state;
+	test_port_check_balanced();
+	return 0;
+}
+
+/* Exact ns in @cycles at @freq, rounded down. */
+static uint64_t exact_ns(uint64_t cycles, uint32_t freq)
+{
+	return (uint64_t)((unsigned __int128)cycles * NSEC_PER_SEC / freq);
+}
+
+static void mult_shift_converts_common_frequencies_within_a_part_per_billion(void **state)
+{
+	const uint32_t freqs[] = { 100, 1000, 32768, PIT_HZ, ACPI_PM_HZ, HPET_HZ, 25000000, 1000000000u,
+				   2400000000u, 4294967295u };
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < sizeof(freqs) / sizeof(freqs[0]); i++) {
+		struct clocksource cs = { 0 };
+		uint64_t ten_minutes = (uint64_t)freqs[i] * 600, got, want, err;
+
+		assert_int_equal(clocksource_calc_mult_shift(freqs[i], &cs.mult, &cs.shift), 0);
+		assert_true(cs.shift <= 31);
+		assert_true(cs.mult > 0);
+		got = clocksource_cyc2ns(&cs, ten_minutes);
+		want = exact_ns(ten_minutes, freqs[i]);
+		err = got > want ? got - want : want - got;
+		/* mult is rounded to 32 bits: about 2^-31 relative at worst. */
+		assert_true(err <= want / 1000000000u + 1);
+	}
+	uint32_t m, s;
+	assert_int_equal(clocksource_calc_mult_shift(0, &m, &s), -EINVAL);
+}
+
+static void cyc2ns_does_not_overflow_for_huge_counts(void **state)
+{
+	struct clocksource cs = { 0 };
+	uint64_t cycles = UINT64_C(1) << 62, got, want;
+
+	(void)state;
+	clocksource_calc_mult_shift(1000000000u, &cs.mult, &cs.shift);
+	got = clocksource_cyc2ns(&cs, cycles);
+	want = exact_ns(cycles, 1000000000u);
+	assert_int_equal(got, want); /* 1 GHz: mult = 2^31, shift 31, exact */
+	clocksource_calc_mult_shift(HPET_HZ, &cs.mult, &cs.shift);
+	cycles = UINT64_C(1) << 50;
+	got = clocksource_cyc2ns(&cs, cycles);
+	want = exact_ns(cycles, HPET_HZ);
+	assert_true((got > want ? got - want : want - got) <= want / 1000000000u + 1);
+}
+
+static void before_any_counter_time_comes_from_jiffies(void **state)
+{
+	(void)state;
+	time_init(250);
+	assert_string_equal(clocksource_current()->name, "jiffies");
+	assert_int_equal(ktime_get_ns(), 0);
+	jiffies = 7;
+	assert_int_equal(ktime_get_ns(), 28 * NSEC_PER_MSEC);
+	assert_false(clocksource_free_running());
+}
+
+/* Advance the fake counter by @cycles and check ktime: monotonic, and equal
+ * to the exact time since @start within the conversion's rounding. */
+static void step_and_check(uint64_t cycles, uint64_t *total, uint64_t *last_ns, uint64_t base_ns, uint32_t freq)
+{
+	uint64_t now, want, tolerance;
+
+	fake_counter += cycles;
+	*total += cycles;
+	now = ktime_get_ns();
+	assert_true(now >= *last_ns);
+	*last_ns = now;
+	want = base_ns + exact_ns(*total, freq);
+	tolerance = (want - base_ns) / 1000000000u + 2;
+	assert_true((now > want ? now - want : want - now) <= tolerance);
+}
+
+static void ktime_never_goes_backwards_across_a_32_bit_counter_wrap(void **state)
+{
+	uint64_t total = 0, last = 0, base;
+	unsigned i, seed = 3;
+
+	(void)state;
+	fake_counter = MASK32 - 1000; /* wraps on the first steps */
+	fake_clocksource_init(&cs_a, "hpet", HPET_HZ, MASK32, 250);
+	assert_int_equal(clocksource_register(&cs_a), 0);
+	base = ktime_get_ns();
+	/* Steps of up to half the range: 2^31 cycles = 150 s; ~100 wraps. */
+	for (i = 0; i < 400; i++)
+		step_and_check(1 + (uint64_t)rand_r(&seed) % (MASK32 >> 1), &total, &last, base, HPET_HZ);
+	for (i = 0; i < 2000; i++)
+		step_and_check((uint64_t)rand_r(&seed) % 100, &total, &last, base, HPET_HZ);
+	assert_true(total > 50 * MASK32);
+}
+
+static void a_16_bit_pit_counter_wrapping_every_55_ms_keeps_exact_time(void **state)
+{
+	uint64_t total = 0, last = 0, base;
+	unsigned i, seed = 5;
+
+	(void)state;
+	fake_clocksource_init(&cs_a, "pit", PIT_HZ, MASK16, 110);
+	assert_int_equal(clocksource_register(&cs_a), 0);
+	base = ktime_get_ns();
+	for (i = 0; i < 100000; i++)
+		step_and_check(1 + (uint64_t)rand_r(&seed) % (MASK16 >> 1), &total, &last, base, PIT_HZ);
+	/* Half a 16-bit range at 1.19 MHz: the tick must read it every 27 ms. */
+	assert_int_equal(cs_a.max_idle_ns, exact_ns(MASK16 >> 1, PIT_HZ));
+}
+
+static void a_counter_that_steps_backwards_is_ignored_not_taken_as_a_wrap(void **state)
+{
+	uint64_t before, after;
+
+	(void)state;
+	fake_clocksource_init(&cs_a, "hpet", HPET_HZ, MASK32, 250);
+	assert_int_equal(clocksource_register(&cs_a), 0);
+	fake_counter += HPET_HZ; /* one second */
+	before = ktime_get_ns();
+	fake_counter -= 5;       /* glitch */
+	after = ktime_get_ns();
+	assert_int_equal(after, before);
+	fake_counter += 5 + HPET_HZ;
+	after = ktime_get_ns();
+	assert_true(after - before >= NSEC_PER_SEC - 1 && after - before <= NSEC_PER_SEC + 1);
+}
+
+static void a_better_clock_source_takes_over_without_a_jump(void **state)
+{
+	uint64_t t0, t1, t2;
+
+	(void)state;
+	jiffies = 1500; /* 1.5 s of jiffies time */
+	t0 = ktime_get_ns();
+	assert_int_equal(t0, 1500 * NSEC_PER_MSEC);
+	fake_counter = 123456789;
+	fake_clocksource_init(&cs_a, "acpi_pm", ACPI_PM_HZ, UINT64_C(0xffffff), 200);
+	assert_int_equal(clocksource_register(&cs_a), 0);
+	assert_ptr_equal(clocksource_current(), &cs_a);
+	assert_true(clocksource_free_running());
+	t1 = ktime_get_ns();
+	assert_int_equal(t1, t0);
+	fake_counter += ACPI_PM_HZ / 10;
+	t1 = ktime_get_ns();
+	assert_true(t1 - t0 + 1 >= exact_ns(ACPI_PM_HZ / 10, ACPI_PM_HZ));
+	assert_true(t1 - t0 <= exact_ns(ACPI_PM_HZ / 10, ACPI_PM_HZ) + 1);
+	/* A worse one is recorded but not used. */
+	fake_clocksource_init(&cs_b, "pit", PIT_HZ, MASK16, 110);
+	assert_int_equal(clocksource_register(&cs_b), 0);
+	assert_ptr_equal(clocksource_current(), &cs_a);
+	/* A better one continues from the current time. */
+	fake_clocksource_init(&cs_c, "tsc", 1000000000u, MASK64, 300);
+	assert_int_equal(clocksource_register(&cs_c), 0);
+	assert_ptr_equal(clocksource_current(), &cs_c);
+	t2 = ktime_get_ns();
+	assert_true(t2 >= t1 && t2 - t1 < 1000);
+	fake_counter += 1000;
+	assert_true(ktime_get_ns() - t2 >= 999 && ktime_get_ns() - t2 <= 1001);
+}
+
+static void driver_supplied_mult_and_shift_are_used_as_given(void **state)
+{
+	(void)state;
+	fake_clocksource_init(&cs_a, "tsc", 0, MASK64, 300);
+	cs_a.mult = 3u << 20; /* 3 ns per cycle at shift 20 */
+	cs_a.shift = 20;
+	assert_int_equal(clocksource_register(&cs_a), 0);
+	uint64_t t0 = ktime_get_ns();
+	fake_counter += 1000;
+	assert_int_equal(ktime_get_ns() - t0, 3000);
+}
+
+static void malformed_clock_sources_are_refused(void **state)
+{
+	(void)state;
+	fake_clocksource_init(&cs_a, "odd", 1000, UINT64_C(0xfffe), 100);
+	assert_int_equal(clocksource_register(&cs_a), -EINVAL);  /* not 2^n - 1 */
+	fake_clocksource_init(&cs_a, "narrow", 1000, UINT64_C(0xff), 100);
+	assert_int_equal(clocksource_register(&cs_a), -EINVAL);  /* 8 bits */
+	fake_clocksource_init(&cs_a, "nofreq", 0, MASK32, 100);
+	assert_int_equal(clocksource_register(&cs_a), -EINVAL);
+	fake_clocksource_init(&cs_a, "shift", 0, MASK32, 100);
+	cs_a.mult = 5;
+	cs_a.shift = 32;
+	assert_int_equal(clocksource_register(&cs_a), -EINVAL);
+	fake_clocksource_init(&cs_a, NULL, 1000, MASK32, 100);
+	assert_int_equal(clocksource_register(&cs_a), -EINVAL);
+	fake_clocksource_init(&cs_a, "noread", 1000, MASK32, 100);
+	cs_a.read = NULL;
+	assert_int_equal(clocksource_register(&cs_a), -EINVAL);
+	assert_int_equal(clocksource_register(NULL), -EINVAL);
+	assert_string_equal(clocksource_current()->name, "jiffies");
+}
+
+static void registering_twice_or_too_many_is_refused(void **state)
+{
+	static struct clocksource many[CLOCKSOURCE_MAX];
+	unsigned i;
+
+	(void)state;
+	fake_clocksource_init(&cs_a, "hpet", HPET_HZ, MASK32, 250);
+	assert_int_equal(clocksource_register(&cs_a), 0);
+	assert_int_equal(clocksource_register(&cs_a), -EEXIST);
+	/* jiffies and hpet are two; fill up the rest. */
+	for (i = 0; i + 2 < CLOCKSOURCE_MAX; i++) {
+		fake_clocksource_init(&many[i], "filler", 1000, MASK32, 2);
+		assert_int_equal(clocksource_register(&many[i]), 0);
+	}
+	fake_clocksource_init(&many[i], "one too many", 1000, MASK32, 2);
+	assert_int_equal(clocksource_register(&many[i]), -ENOSPC);
+}
+
+static void registration_before_time_init_is_refused(void **state)
+{
+	(void)state;
+	time_core.hz = 0; /* as before the first time_init() */
+	fake_clocksource_init(&cs_a, "hpet", HPET_HZ, MASK32, 250);
+	assert_int_equal(clocksource_register(&cs_a), -EAGAIN);
+	time_init(1000);
+	assert_int_equal(clocksource_register(&cs_a), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(mult_shift_converts_common_frequencies_within_a_part_per_billion, reset, check),
+		cmocka_unit_test_setup_teardown(cyc2ns_does_not_overflow_for_huge_counts, reset, check),
+		cmocka_unit_test_setup_teardown(before_any_counter_time_comes_from_jiffies, reset, check),
+		cmocka_unit_test_setup_teardown(ktime_never_goes_backwards_across_a_32_bit_counter_wrap, reset, check),
+		cmocka_unit_test_setup_teardown(a_16_bit_pit_counter_wrapping_every_55_ms_keeps_exact_time, reset, check),
+		cmocka_unit_test_setup_teardown(a_counter_that_steps_backwards_is_ignored_not_taken_as_a_wrap, reset, check),
+		cmocka_unit_test_setup_teardown(a_better_clock_source_takes_over_without_a_jump, reset, check),
+		cmocka_unit_test_setup_teardown(driver_supplied_mult_and_shift_are_used_as_given, reset, check),
+		cmocka_unit_test_setup_teardown(malformed_clock_sources_are_refused, reset, check),
+		cmocka_unit_test_setup_teardown(registering_twice_or_too_many_is_refused, reset, check),
+		cmocka_unit_test_setup_teardown(registration_before_time_init_is_refused, reset, check),
+	};
+
+	return cmocka_run_group_tests_name("time_clocksource", tests, NULL, NULL);
+}
