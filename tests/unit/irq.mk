@@ -1,10 +1,25 @@
 # Host unit tests of the portable interrupt core (kernel/irq/), built with
 # the host port (tests/host/irq_port_host.c) and the fake irq_chip
-# (tests/unit/test_irq_fake_chip.c). One binary per concern.
+# (tests/unit/test_irq_fake_chip.c). One binary per concern; irq_port tests
+# the host port alone.
 IRQ_CORE_SRCS := $(sort $(wildcard kernel/irq/*.c))
 IRQ_TEST_SUPPORT := tests/host/irq_port_host.c tests/unit/test_irq_fake_chip.c
-IRQ_UNIT_CASES := request flow depth concurrency
+IRQ_UNIT_CASES := request flow depth concurrency stats
 
-UNIT_TESTS += $(addprefix irq_,$(IRQ_UNIT_CASES))
+UNIT_TESTS += $(addprefix irq_,$(IRQ_UNIT_CASES)) irq_port
 $(foreach c,$(IRQ_UNIT_CASES),$(eval UNIT_irq_$(c)_SRCS := tests/unit/test_irq_$(c).c $(IRQ_CORE_SRCS) $(IRQ_TEST_SUPPORT)))
 $(foreach c,$(IRQ_UNIT_CASES),$(eval $(BUILD)/host/unit/irq_$(c): tests/unit/test_irq_fake_chip.h))
+UNIT_irq_port_SRCS := tests/unit/test_irq_port.c tests/host/irq_port_host.c
+
+# The template port must build and work on its own: the core compiled
+# against kernel/irq/template/ only (its irq_port_host.h first on the path),
+# run once; the irq_port test binary depends on the result so that every
+# unit build checks it.
+IRQ_TEMPLATE_CHECK := $(BUILD)/host/irq_template_check
+$(IRQ_TEMPLATE_CHECK): tests/unit/test_irq_template.c kernel/irq/template/port_template.c $(IRQ_CORE_SRCS) $(wildcard kernel/irq/*.h kernel/irq/template/*.h)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel/irq/template -Ikernel $(SAN_FLAGS) \
+		tests/unit/test_irq_template.c kernel/irq/template/port_template.c $(IRQ_CORE_SRCS) -o $@.bin
+	$@.bin
+	@touch $@
+$(BUILD)/host/unit/irq_port: $(IRQ_TEMPLATE_CHECK)
