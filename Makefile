@@ -50,7 +50,7 @@ HOST_CFLAGS   := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DIRQKIT_HOST=1 $(HOST_
 SAN_FLAGS     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 HOST_LDLIBS   := -lcmocka -lpthread
 
-.PHONY: all kernel iso run debug test unit fuzz qemu-test bench deps clean help
+.PHONY: all kernel iso run debug test unit fuzz qemu-test docs-test bench deps clean help
 all: kernel iso
 
 help:
@@ -138,10 +138,14 @@ fuzz: $(FUZZ_BINS)
 qemu-test: all
 	cd tests/qemu && $(PYTHON) -m pytest -q -rfE $(PYTEST_ARGS)
 
+docs-test:
+	$(PYTHON) -m pytest -q -rfE tests/docs
+
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory docs-test
 	@$(MAKE) --no-print-directory qemu-test
 
 bench: deps $(BENCH_TARGETS)

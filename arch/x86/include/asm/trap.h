@@ -1,0 +1,61 @@
+/*
+ * The register frame every interrupt and exception stub in entry.S builds
+ * on the stack before calling x86_trap_dispatch(), and the vector layout.
+ */
+#ifndef ASM_TRAP_H
+#define ASM_TRAP_H
+
+/* Vector layout of the IDT (Intel SDM 3A 6.2: 0-31 are CPU exceptions). */
+#define X86_NR_EXCEPTIONS   32     /* vectors 0-31: CPU exceptions */
+#define PIC_VECTOR_BASE     0x20   /* 8259 IRQ 0-15 -> vectors 0x20-0x2F */
+#define IOAPIC_VECTOR_BASE  0x30   /* IOAPIC GSIs get vectors from here up */
+#define SELFTEST_VECTOR     0xE0   /* software vector used by the selftests */
+#define LAPIC_TIMER_VECTOR  0xEF   /* local APIC timer */
+#define LAPIC_ERROR_VECTOR  0xFE   /* local APIC error */
+#define LAPIC_SPURIOUS_VECTOR 0xFF /* local APIC spurious (low nibble must be 1111 on P6) */
+#define X86_NR_VECTORS      256
+#define X86_STUB_SIZE       16     /* bytes per entry stub in entry.S */
+
+/* Exception vectors used by name in the code. */
+#define X86_TRAP_DE  0   /* divide error */
+#define X86_TRAP_NMI 2   /* non-maskable interrupt */
+#define X86_TRAP_BP  3   /* breakpoint (int3) */
+#define X86_TRAP_UD  6   /* invalid opcode */
+#define X86_TRAP_DF  8   /* double fault */
+#define X86_TRAP_GP 13   /* general protection */
+#define X86_TRAP_PF 14   /* page fault */
+
+#ifndef __ASSEMBLY__
+#include <stdint.h>
+
+struct trap_frame {
+	uint32_t gs, fs, es, ds;                            /* pushed by the common stub */
+	uint32_t edi, esi, ebp, esp_at_pusha, ebx, edx, ecx, eax; /* PUSHA order */
+	uint32_t vector, error;                             /* pushed by the per-vector stub */
+	uint32_t eip, cs, eflags;                           /* pushed by the CPU */
+	/* No ESP/SS here: we run everything in ring 0, so the CPU does not switch stacks. */
+};
+
+/* The stack pointer of the interrupted code: just past the CPU's frame. */
+static inline uint32_t trap_frame_esp(const struct trap_frame *f)
+{
+	return (uint32_t)(uintptr_t)(&f->eflags + 1);
+}
+
+void x86_trap_dispatch(struct trap_frame *f);
+void x86_exception(struct trap_frame *f);
+void x86_irq_vector(struct trap_frame *f);
+
+/* Entry stubs from entry.S: stub for vector v is at x86_vector_stubs + v * X86_STUB_SIZE. */
+extern const char x86_vector_stubs[];
+
+void gdt_init(void);
+void idt_init(void);
+void idt_set_gate(unsigned int vector, uintptr_t handler, unsigned int dpl);
+
+#endif /* !__ASSEMBLY__ */
+
+#define KERNEL_CS 0x08   /* GDT entry 1: flat 4 GiB code, ring 0 */
+#define KERNEL_DS 0x10   /* GDT entry 2: flat 4 GiB data, ring 0 */
+
+#endif

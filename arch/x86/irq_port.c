@@ -1,0 +1,91 @@
+/*
+ * irq_port.c - the x86 kernel's implementation of kernel/irq/port.h: how the
+ * portable interrupt core reaches this kernel (locks = interrupts off on
+ * our single CPU; time = kernel/time's clock; timers = hrtimers; logging =
+ * printk; panic = panic). docs/porting.md describes the contract.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <asm/cpu.h>
+#include <irq/port.h>
+#include <kernel/printk.h>
+#include <time/time.h>
+#include <time/hrtimer.h>
+
+void irq_port_lock_init(irq_port_lock_t *lock)
+{
+	lock->held = 0;
+}
+
+unsigned long irq_port_lock_irqsave(irq_port_lock_t *lock)
+{
+	unsigned long flags = irq_save_flags();
+
+	if (lock->held)
+		panic("irq_port_lock_irqsave: lock %p taken twice on one CPU", (void *)lock);
+	lock->held = 1;
+	return flags;
+}
+
+void irq_port_unlock_irqrestore(irq_port_lock_t *lock, unsigned long flags)
+{
+	if (!lock->held)
+		panic("irq_port_unlock_irqrestore: lock %p released but not held", (void *)lock);
+	lock->held = 0;
+	irq_restore_flags(flags);
+}
+
+uint64_t irq_port_now_ns(void)
+{
+	return ktime_get_ns();
+}
+
+static void port_timer_expired(struct hrtimer *hr)
+{
+	struct irq_port_timer *t = (struct irq_port_timer *)((char *)hr - __builtin_offsetof(struct irq_port_timer, hr));
+
+	t->fn(t->arg);
+}
+
+void irq_port_timer_init(struct irq_port_timer *timer, irq_port_timer_fn fn, void *arg)
+{
+	hrtimer_cancel(&timer->hr);
+	timer->fn = fn;
+	timer->arg = arg;
+	hrtimer_setup(&timer->hr, port_timer_expired, timer);
+}
+
+void irq_port_timer_arm(struct irq_port_timer *timer, uint64_t expires_ns)
+{
+	hrtimer_start(&timer->hr, expires_ns);
+}
+
+bool irq_port_timer_cancel(struct irq_port_timer *timer)
+{
+	return hrtimer_cancel(&timer->hr);
+}
+
+bool irq_port_timer_pending(const struct irq_port_timer *timer)
+{
+	return hrtimer_pending(&timer->hr);
+}
+
+void irq_port_log(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintk(level, fmt, ap);
+	va_end(ap);
+}
+
+void irq_port_panic(const char *msg)
+{
+	panic("%s", msg);
+}
+
+void irq_port_cpu_relax(void)
+{
+	cpu_relax();
+}

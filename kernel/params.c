@@ -1,0 +1,112 @@
+/*
+ * params.c - the one table of boot parameters. Each row names the
+ * parameter, whether it is a flag or takes a value, the function that
+ * checks and stores the value, and the help line (also in the README).
+ * Unknown parameters and bad values are reported at boot, never ignored
+ * silently; the boot continues with the default.
+ */
+#include <stdint.h>
+#include <kernel/params.h>
+#include <kernel/cmdline.h>
+#include <kernel/printk.h>
+#include <kernel/panic.h>
+#include <kernel/log.h>
+#include <kernel/errno.h>
+#include <kernel/string.h>
+
+#define LOGLEVEL_MAX 8          /* loglevel=8 shows debug messages too */
+#define DEBUGEXIT_DEFAULT_PORT 0xF4  /* our isa-debug-exit iobase in the Makefile and tests */
+
+uint32_t param_hz = PARAM_HZ_DEFAULT;
+char param_selftest[128];
+char param_crash[16];
+
+static int set_hz(const char *v, void *arg)
+{
+	unsigned long hz;
+	int err = cmdline_parse_uint(v, PARAM_HZ_MIN, PARAM_HZ_MAX, &hz);
+
+	(void)arg;
+	if (err)
+		return err;
+	param_hz = (uint32_t)hz;
+	return 0;
+}
+
+static int set_loglevel(const char *v, void *arg)
+{
+	unsigned long lv;
+	int err = cmdline_parse_uint(v, 0, LOGLEVEL_MAX, &lv);
+
+	(void)arg;
+	if (err)
+		return err;
+	console_loglevel = (int)lv;
+	return 0;
+}
+
+static int set_debugexit(const char *v, void *arg)
+{
+	unsigned long port = DEBUGEXIT_DEFAULT_PORT;
+
+	(void)arg;
+	if (v) {
+		int err = cmdline_parse_uint(v, 1, 0xFFFF, &port);
+		if (err)
+			return err;
+	}
+	debugexit_port = (uint16_t)port;
+	return 0;
+}
+
+static int set_string(const char *v, void *arg, char *dst, size_t cap)
+{
+	(void)arg;
+	if (strlen(v) >= cap)
+		return -E2BIG;
+	strlcpy(dst, v, cap);
+	return 0;
+}
+
+static int set_selftest(const char *v, void *arg)
+{
+	return set_string(v, arg, param_selftest, sizeof(param_selftest));
+}
+
+static int set_crash(const char *v, void *arg)
+{
+	return set_string(v, arg, param_crash, sizeof(param_crash));
+}
+
+static const struct cmdline_param table[] = {
+	{ "hz", CMDLINE_VALUE, set_hz, NULL,
+	  "hz=N: timer tick rate in Hz (19-10000, default 1000)" },
+	{ "loglevel", CMDLINE_VALUE, set_loglevel, NULL,
+	  "loglevel=N: console shows messages up to level N (0-8, default 6 = info; 8 adds debug)" },
+	{ "debugexit", CMDLINE_FLAG_OR_VALUE, set_debugexit, NULL,
+	  "debugexit[=PORT]: report halt/panic/selftest results to QEMU's isa-debug-exit at PORT (default 0xf4)" },
+	{ "selftest", CMDLINE_VALUE, set_selftest, NULL,
+	  "selftest=all|list|SUITE[,SUITE...]: run in-kernel selftests after boot, print KTAP" },
+	{ "crash", CMDLINE_VALUE, set_crash, NULL,
+	  "crash=de|ud|gp|pf|bp|nmi: raise that CPU exception at the end of boot (tests the trap path)" },
+};
+
+const struct cmdline_param *params_table(unsigned int *count)
+{
+	*count = sizeof(table) / sizeof(table[0]);
+	return table;
+}
+
+static void report(void *ctx, const char *msg)
+{
+	(void)ctx;
+	pr_warn("cmdline: %s\n", msg);
+}
+
+int params_parse(const char *cmdline)
+{
+	const char *args = cmdline_skip_image(cmdline);
+
+	pr_info("cmdline: %s\n", args[0] ? args : "(empty)");
+	return cmdline_parse(args, table, sizeof(table) / sizeof(table[0]), report, NULL);
+}

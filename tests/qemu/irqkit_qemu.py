@@ -1,0 +1,202 @@
+"""Boot irqkit in QEMU, talk to it over the serial port, judge what it prints.
+
+A Guest is one QEMU process: the kernel's serial console is QEMU's stdio
+(read by a thread into a buffer), the monitor is QMP on a unix socket (for
+NMIs and, later, keys and hot-plug), and QEMU's isa-debug-exit device turns
+the kernel's exit codes into QEMU's exit status ((code << 1) | 1).
+Every wait has a hard time-out; on time-out the serial log is part of the
+error, and conftest.py prints the log of every guest of a failed test.
+"""
+import json
+import os
+import re
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+KERNEL = os.path.join(ROOT, "build", "kernel.elf")
+ISO = os.path.join(ROOT, "build", "irqkit.iso")
+QEMU = os.environ.get("QEMU", "qemu-system-i386")
+ACCEL = os.environ.get("QEMU_ACCEL", "tcg")
+
+DEBUGEXIT_PORT = 0xF4
+# Kernel exit codes (include/kernel/panic.h) as QEMU exit statuses.
+EXIT_PASS = (0x10 << 1) | 1
+EXIT_FAIL = (0x11 << 1) | 1
+EXIT_PANIC = (0x12 << 1) | 1
+EXIT_HALT = (0x13 << 1) | 1
+
+PROMPT = "irqkit> "
+TIMESTAMP = re.compile(r"^\[\s*\d+\.\d{6}\] ")
+
+# Every Guest started in the current test, so a failing test can show their logs.
+live_guests = []
+
+
+class GuestTimeout(AssertionError):
+    pass
+
+
+class Guest:
+    def __init__(self, append="", iso=False, machine="pc", memory="128M", extra=(),
+                 icount=None, boot_timeout=60):
+        self.tmp = tempfile.mkdtemp(prefix="irqkit-qemu-")
+        self.qmp_path = os.path.join(self.tmp, "qmp.sock")
+        args = [QEMU, "-machine", f"{machine},accel={ACCEL}", "-m", memory,
+                "-display", "none", "-monitor", "none", "-serial", "stdio",
+                "-no-reboot", "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
+                "-device", f"isa-debug-exit,iobase={DEBUGEXIT_PORT:#x},iosize=0x04"]
+        if icount is not None:
+            args += ["-icount", f"shift={icount},sleep=off"]
+        if iso:
+            args += ["-cdrom", ISO, "-boot", "d"]
+        else:
+            args += ["-kernel", KERNEL, "-append", append]
+        args += list(extra)
+        self.args = args
+        self.append = append
+        self.buf = ""
+        self.cond = threading.Condition()
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+        self.stderr = ""
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        self.err_reader = threading.Thread(target=self._read_err, daemon=True)
+        self.err_reader.start()
+        self.boot_timeout = boot_timeout
+        self.qmp = None
+        live_guests.append(self)
+
+    # -- output -------------------------------------------------------------
+    def _read(self):
+        while True:
+            data = self.proc.stdout.read1(4096)
+            if not data:
+                break
+            text = data.decode("utf-8", "replace").replace("\r", "")
+            with self.cond:
+                self.buf += text
+                self.cond.notify_all()
+        with self.cond:
+            self.cond.notify_all()
+
+    def _read_err(self):
+        for line in self.proc.stderr:
+            self.stderr += line.decode("utf-8", "replace")
+
+    @property
+    def log(self):
+        with self.cond:
+            return self.buf
+
+    def lines(self, start=0):
+        """Serial output as lines, printk timestamps removed."""
+        return [TIMESTAMP.sub("", l) for l in self.log[start:].split("\n")]
+
+    def wait_for(self, pattern, timeout=30, start=0):
+        """Wait until @pattern (a regex) appears after offset @start; return the match."""
+        rx = re.compile(pattern, re.M)
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                m = rx.search(self.buf, start)
+                if m:
+                    return m
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise GuestTimeout(f"no /{pattern}/ in the serial output after {timeout} s")
+                if self.proc.poll() is not None and not self.reader.is_alive():
+                    raise GuestTimeout(f"QEMU exited ({self.proc.returncode}) before /{pattern}/ appeared"
+                                       f"; stderr: {self.stderr.strip()}")
+                self.cond.wait(min(left, 0.2))
+
+    def wait_shell(self, timeout=None):
+        self.wait_for(r"shell: ready", timeout or self.boot_timeout)
+        self.wait_for(re.escape(PROMPT), 10)
+
+    # -- input --------------------------------------------------------------
+    def send(self, text):
+        self.proc.stdin.write(text.encode())
+        self.proc.stdin.flush()
+
+    def command(self, cmd, timeout=30):
+        """Type @cmd at the shell, wait for the next prompt, return the output between."""
+        start = len(self.log)
+        self.send(cmd + "\r")
+        m = self.wait_for(re.escape(cmd) + r"\n", timeout, start)
+        end = self.wait_for(re.escape(PROMPT), timeout, m.end())
+        return "\n".join(TIMESTAMP.sub("", l) for l in self.log[m.end():end.start()].split("\n"))
+
+    # -- QMP ----------------------------------------------------------------
+    def qmp_cmd(self, name, **arguments):
+        if self.qmp is None:
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    s = socket.socket(socket.AF_UNIX)
+                    s.connect(self.qmp_path)
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.1)
+            self.qmp = s.makefile("rw")
+            json.loads(self.qmp.readline())           # greeting
+            self._qmp_send("qmp_capabilities")
+        return self._qmp_send(name, **arguments)
+
+    def _qmp_send(self, name, **arguments):
+        msg = {"execute": name}
+        if arguments:
+            msg["arguments"] = arguments
+        self.qmp.write(json.dumps(msg) + "\n")
+        self.qmp.flush()
+        while True:
+            reply = json.loads(self.qmp.readline())
+            if "return" in reply or "error" in reply:
+                if "error" in reply:
+                    raise RuntimeError(f"QMP {name}: {reply['error']}")
+                return reply["return"]
+
+    # -- end ----------------------------------------------------------------
+    def wait_exit(self, timeout=60):
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise GuestTimeout(f"QEMU still running after {timeout} s")
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        if self.qmp:
+            try:
+                self.qmp.close()
+            except OSError:
+                pass
+        self.reader.join(5)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.kill()
+
+
+def parse_ktap(lines):
+    """KTAP results as {name: (ok, directive, diagnostics)}."""
+    results = {}
+    diags = []
+    for line in lines:
+        s = line.strip()
+        m = re.match(r"^(not ok|ok) (\d+) (\S+)(?: # (.*))?$", s)
+        if m:
+            results[m.group(3)] = (m.group(1) == "ok", m.group(4) or "", diags)
+            diags = []
+        elif s.startswith("#"):
+            diags.append(s)
+    return results

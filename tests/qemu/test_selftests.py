@@ -1,0 +1,63 @@
+"""In-kernel selftests: boot with selftest=all, parse KTAP, one pytest result per kernel case."""
+import re
+
+import pytest
+
+from irqkit_qemu import EXIT_FAIL, EXIT_PASS, Guest, parse_ktap
+
+
+def _listed_cases():
+    """The case names the kernel itself lists (selftest=list)."""
+    try:
+        with Guest(append="selftest=list debugexit") as g:
+            code = g.wait_exit(120)
+            names = re.findall(r"selftest: (\S+\.\S+)$", g.log, re.M)
+            return names if code == EXIT_PASS else []
+    except Exception:          # the kernel does not build/boot: test_ktap_run reports it
+        return []
+
+
+CASES = _listed_cases()
+# Cases this suite must contain whatever the kernel lists: a case that vanished is a failure.
+REQUIRED = {
+    "pic.spurious_irq7_gets_no_eoi",
+    "pic.spurious_irq7_leaves_real_irq_in_service",
+    "pic.spurious_irq15_gets_master_eoi_only",
+    "traps.breakpoint_resumes",
+}
+
+
+@pytest.fixture(scope="module")
+def ktap_run():
+    g = Guest(append="selftest=all debugexit", icount=None)
+    try:
+        code = g.wait_exit(300)
+        yield code, g.log, parse_ktap(g.lines())
+    finally:
+        g.kill()
+
+
+def test_ktap_run_completes_with_a_plan_and_an_exit_code(ktap_run):
+    code, log, results = ktap_run
+    lines = [re.sub(r"^\[\s*\d+\.\d+\] ", "", l) for l in log.split("\n")]
+    assert "KTAP version 1" in lines, log[-3000:]
+    plan = [l for l in lines if re.match(r"^1\.\.\d+$", l)]
+    assert plan, log[-3000:]
+    assert int(plan[0][3:]) == len(results) == len(CASES), (plan, len(results), len(CASES))
+    failed = [n for n, (ok, _, _) in results.items() if not ok]
+    assert code == (EXIT_FAIL if failed else EXIT_PASS)
+
+
+def test_required_cases_exist():
+    missing = REQUIRED - set(CASES)
+    assert not missing, f"kernel does not list {sorted(missing)}"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_kernel_case(ktap_run, case):
+    code, log, results = ktap_run
+    assert case in results, f"{case} listed but no KTAP result"
+    ok, directive, diags = results[case]
+    if directive.startswith("SKIP"):
+        pytest.skip(directive)
+    assert ok, "\n".join(diags)
