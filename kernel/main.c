@@ -21,6 +21,7 @@
 #include <kernel/selftest.h>
 #include <kernel/shell.h>
 #include <kernel/crash.h>
+#include <kernel/fault.h>
 #include <kernel/version.h>
 #include <kernel/errno.h>
 #include <drivers/serial.h>
@@ -87,6 +88,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	cpu_sti();
 	uart_irq_init();
 
+	fault_apply_boot();
 	pr_info("boot: complete in %u ms\n", (unsigned int)(ktime_get_ns() / 1000000u));
 	if (param_selftest[0]) {
 		int failed = selftest_run(param_selftest);

@@ -13,6 +13,7 @@
 #include <kernel/log.h>
 #include <kernel/errno.h>
 #include <kernel/string.h>
+#include <kernel/fault.h>
 
 #define LOGLEVEL_MAX 8          /* loglevel=8 shows debug messages too */
 #define DEBUGEXIT_DEFAULT_PORT 0xF4  /* our isa-debug-exit iobase in the Makefile and tests */
@@ -87,6 +88,8 @@ static const struct cmdline_param table[] = {
 	  "debugexit[=PORT]: report halt/panic/selftest results to QEMU's isa-debug-exit at PORT (default 0xf4)" },
 	{ "selftest", CMDLINE_VALUE, set_selftest, NULL,
 	  "selftest=all|list|SUITE[,SUITE...]: run in-kernel selftests after boot, print KTAP" },
+	{ "fault", CMDLINE_VALUE, fault_param, NULL,
+	  "fault=NAME[:ARG][,NAME[:ARG]...]: inject these faults at the end of boot (`inject` lists them)" },
 	{ "crash", CMDLINE_VALUE, set_crash, NULL,
 	  "crash=de|ud|gp|pf|bp|nmi: raise that CPU exception at the end of boot (tests the trap path)" },
 };

@@ -22,6 +22,7 @@
 #include <kernel/errno.h>
 #include <kernel/heap.h>
 #include <kernel/crash.h>
+#include <kernel/fault.h>
 #include <kernel/cmdline.h>
 #include <drivers/serial.h>
 
@@ -179,6 +180,7 @@ static const struct shell_command commands[] = {
 	{ "dmesg", "dmesg", "print the kernel log kept in memory", cmd_dmesg },
 	{ "mem", "mem", "kernel heap usage", cmd_mem },
 	{ "selftest", "selftest all|list|SUITE[,SUITE]", "run in-kernel selftests (KTAP output)", cmd_selftest },
+	{ "inject", "inject [NAME[:ARG] | off NAME]", "list, inject or clear faults", fault_cmd_inject },
 	{ "crash", "crash de|ud|gp|pf|bp|nmi", "raise a CPU exception to see how it is reported", cmd_crash },
 	{ "reboot", "reboot", "reset the machine", cmd_reboot },
 	{ "halt", "halt", "stop the machine (QEMU exits when debugexit is set)", cmd_halt },

@@ -48,13 +48,27 @@
 #define ELCR_EDGE_ONLY ((1u << 0) | (1u << 1) | (1u << 2) | (1u << 8) | (1u << 13))
 
 static uint16_t cached_imr = 0xFFFF;
+static uint16_t forced_mask;   /* lines masked behind kernel/irq's back (fault injection) */
 static uint16_t cached_elcr;
 static struct i8259_stats stats;
 
 static void write_imr(void)
 {
-	outb(PIC1_DATA, cached_imr & 0xFF);
-	outb(PIC2_DATA, cached_imr >> 8);
+	uint16_t imr = cached_imr | forced_mask;
+
+	outb(PIC1_DATA, imr & 0xFF);
+	outb(PIC2_DATA, imr >> 8);
+}
+
+void i8259_force_mask(unsigned int irq, bool masked)
+{
+	unsigned long flags = irq_save_flags();
+
+	if (irq < PIC_NR_IRQS) {
+		forced_mask = masked ? (forced_mask | (1u << irq)) : (forced_mask & ~(1u << irq));
+		write_imr();
+	}
+	irq_restore_flags(flags);
 }
 
 void i8259_send_eoi(unsigned int irq)
@@ -220,7 +234,8 @@ void i8259_disable(void)
 void i8259_get_stats(struct i8259_stats *st)
 {
 	*st = stats;
-	st->imr = cached_imr;
+	st->imr = cached_imr | forced_mask;
+	st->forced_mask = forced_mask;
 	st->elcr = cached_elcr;
 }
 

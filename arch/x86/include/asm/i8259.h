@@ -15,6 +15,7 @@ struct i8259_stats {
 	uint32_t eoi_slave;    /* EOI commands sent to the slave */
 	uint16_t imr;          /* current mask (bit n = IRQ n masked) */
 	uint16_t elcr;         /* edge/level control: bit n = IRQ n level-triggered */
+	uint16_t forced_mask;  /* lines masked behind kernel/irq's back (fault injection) */
 };
 
 void i8259_init(void);
@@ -29,6 +30,8 @@ uint16_t i8259_read_irr(void);
 /* i8259_poll - OCW3 poll command: acknowledge the highest pending IRQ; -1 if none. */
 int i8259_poll(void);
 void i8259_send_eoi(unsigned int irq);
+/* i8259_force_mask - mask @irq at the chip regardless of kernel/irq's view (fault injection). */
+void i8259_force_mask(unsigned int irq, bool masked);
 void i8259_get_stats(struct i8259_stats *st);
 
 #endif
