@@ -134,9 +134,10 @@ struct irqaction *irq_action_alloc(void);
 void irq_action_release(struct irqaction *action);
 
 /*
- * __irq_set_type - program trigger @type at the chip and record it.
- * RETURNS 0 or the chip's negative error (-EINVAL when the chip cannot
- * change the type). Logs nothing; the caller knows who asked.
+ * __irq_set_type - program trigger @type at the chip (even if it is the type
+ * recorded already) and record it. A chip without set_type accepts only the
+ * type it has. RETURNS 0 or the chip's negative error (-EINVAL when the
+ * chip cannot change the type). Logs nothing; the caller knows who asked.
  */
 int __irq_set_type(struct irq_desc *desc, unsigned int type);
 

@@ -79,9 +79,9 @@ struct irqaction {
  * @name: shown in statistics and messages (not copied; must stay valid).
  * @dev_id: cookie passed to the handler and to free_irq; required when shared.
  * CONTEXT: thread context; may spin briefly on the line's lock.
- * RETURNS 0; -EINVAL (no such line, NULL handler, unknown flags, more than
- * one trigger bit, shared without dev_id, trigger the chip refuses);
- * -ENODEV (the line has no interrupt controller); -EBUSY (the line is used
+ * RETURNS 0; -EINVAL (no such line, the line has no interrupt controller,
+ * NULL handler, unknown flags, more than one trigger kind, shared without
+ * dev_id, a trigger the chip refuses); -EBUSY (the line is used
  * in an incompatible way: one side not shared, another trigger type, or
  * @dev_id already registered there); -ENOSPC (IRQ_MAX_SHARED actions on
  * the line); -ENOMEM (the pool is exhausted). Each refusal logs one message

@@ -80,7 +80,8 @@ void irq_core_init(void);
  * Masks the line at the new chip and sets the default trigger type from the
  * flow (edge flow: IRQ_TYPE_EDGE_RISING; level and fasteoi: LEVEL_HIGH;
  * irq_set_trigger() changes it). The chip must have mask and unmask; the
- * edge flow needs ack, the level flow ack or mask_ack, fasteoi needs eoi.
+ * edge and level flows need ack (level uses mask_ack too if present),
+ * fasteoi needs eoi.
  * CONTEXT: thread context.
  * RETURNS 0; -EINVAL (no such line, NULL chip/flow, chip lacks what the
  * flow needs); -EBUSY (the line has actions: free them first).

@@ -121,10 +121,12 @@ int __irq_set_type(struct irq_desc *desc, unsigned int type)
 {
 	int err;
 
-	if (type == desc->trigger)
-		return 0;
+	/*
+	 * Always program a chip that can: the type recorded so far may be the
+	 * flow's default guess, not what the hardware is set to.
+	 */
 	if (!desc->chip->set_type)
-		return -IRQ_EINVAL;  /* the controller has one fixed type */
+		return type == desc->trigger ? 0 : -IRQ_EINVAL;  /* one fixed type */
 	err = desc->chip->set_type(&desc->irq_data, type);
 	if (err < 0)
 		return err;

@@ -51,7 +51,8 @@ void irq_port_lock_init(irq_port_lock_t *lock);
  * (spinning until it is free).
  * CONTEXT: any. The core never takes a lock it already holds, holds at most
  * one of its locks at a time, and calls no host code while holding one
- * except the irq_chip operations, irq_port_timer_* and irq_port_log.
+ * except the irq_chip operations, irq_port_timer_*, irq_port_now_ns and
+ * irq_port_log.
  * RETURNS the previous interrupt state, to hand to the matching unlock.
  */
 unsigned long irq_port_lock_irqsave(irq_port_lock_t *lock);

@@ -318,6 +318,19 @@ static void set_trigger_goes_through_set_type_and_checks_the_type(void **state)
 	assert_string_equal(st.trigger, "level");
 }
 
+static void a_trigger_equal_to_the_flows_default_is_still_programmed(void **state)
+{
+	struct fake_dev dev = { .name = "a" };
+
+	(void)state;
+	/* The edge flow's default is rising; the hardware may not be set so yet. */
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(irq_set_trigger(LINE, IRQ_TYPE_EDGE_RISING), 0);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, IRQF_TRIGGER_RISING, "a", &dev), 0);
+	assert_string_equal(fake_chip_trace(LINE), "set_type set_type unmask");
+	assert_int_equal(fake_chip_type(LINE), IRQ_TYPE_EDGE_RISING);
+}
+
 /* A controller whose set_type switches the flow, as the 8259 and IOAPIC code do. */
 static int switching_set_type(struct irq_data *d, unsigned int type)
 {
@@ -365,6 +378,7 @@ int main(void)
 		CASE(the_chip_of_a_line_in_use_cannot_be_replaced),
 		CASE(a_chip_lacking_what_its_flow_calls_is_refused),
 		CASE(set_trigger_goes_through_set_type_and_checks_the_type),
+		CASE(a_trigger_equal_to_the_flows_default_is_still_programmed),
 		CASE(set_type_may_switch_the_flow_handler_of_its_line),
 	};
 
