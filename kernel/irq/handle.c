@@ -62,6 +62,7 @@ irqreturn_t __handle_irq_event(struct irq_desc *desc, unsigned long *flags)
 	if (!polled)
 		desc->status &= ~IRQS_PENDING;
 	desc->status |= IRQS_INPROGRESS;
+	desc->run_is_poll = polled;
 	irq_port_unlock_irqrestore(&desc->lock, *flags);
 
 	ret = irq_run_actions(desc, polled);

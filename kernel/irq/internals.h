@@ -63,6 +63,9 @@ struct irq_desc {
 	unsigned int trigger;            /* IRQ_TYPE_* now programmed */
 	uint64_t unbalanced_enables;     /* enable_irq at depth 0 (rate-limits the warning) */
 	uint64_t bad_line_enables;       /* enable_irq on a line without action */
+	/* The current run of the handlers is a poll. Set under the lock by the
+	 * run's owner, read by it alone without the lock (note_interrupt). */
+	bool run_is_poll;
 	struct irq_line_counters stats;
 	/* Replays a pending edge from timer context (after enable_irq, or when
 	 * the replay loop hit IRQ_EDGE_REPLAY_LIMIT). Owned by handle.c. */
@@ -223,7 +226,7 @@ void irq_desc_timers_init(struct irq_desc *desc);
 /*
  * note_interrupt - called after every run of a line's handlers with their
  * combined result (IRQ_HANDLED if any action returned it): interrupts,
- * replays and polls (IRQS_POLLING set) alike. Does the line's accounting;
+ * replays and polls (desc->run_is_poll) alike. Does the line's accounting;
  * the defences of issue 4 plug in here.
  * CONTEXT: the owner of the run: IRQS_INPROGRESS set by the caller, the
  * lock NOT held (take it to change the line's state), interrupts disabled.

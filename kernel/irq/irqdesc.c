@@ -36,6 +36,7 @@ static void irq_desc_reset(struct irq_desc *desc, unsigned int irq)
 	desc->trigger = IRQ_TYPE_NONE;
 	desc->unbalanced_enables = 0;
 	desc->bad_line_enables = 0;
+	desc->run_is_poll = false;
 	desc->stats = (struct irq_line_counters){ 0 };
 	irq_desc_timers_init(desc);
 }

@@ -4,6 +4,9 @@
  * interrupt (or a poll) found work, and where the defences against lost,
  * misrouted and storming interrupts plug in.
  *
+ * A poll is told apart by desc->run_is_poll (IRQS_POLLING in the status,
+ * which other CPUs change under the lock, is not read here).
+ *
  * Today it keeps the line's accounting (handled, unhandled, polled) that
  * <irq/stats.h> reports. Issue 4 adds the three defences of Tejun Heo's
  * 2010 "IRQ expecting / watching / spurious polling" design here, together
@@ -17,13 +20,8 @@
 
 void note_interrupt(struct irq_desc *desc, irqreturn_t ret)
 {
-	/*
-	 * Only the owner of the run changes IRQS_POLLING, so the bit is
-	 * stable here without the lock; other bits may change under it.
-	 */
-	unsigned int status = __atomic_load_n(&desc->status, __ATOMIC_RELAXED);
-
-	if (status & IRQS_POLLING)
+	/* desc->status may change under the lock meanwhile; this is ours. */
+	if (desc->run_is_poll)
 		desc->stats.polled++;
 	else if (ret == IRQ_HANDLED)
 		desc->stats.handled++;
