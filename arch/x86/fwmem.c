@@ -19,8 +19,7 @@
 
 /* Legacy BIOS areas the table searches read (PC AT memory map). */
 enum fw_legacy_area {
-	FW_BDA_BASE = 0x400,          /* BIOS data area */
-	FW_BDA_SIZE = 0x100,
+	FW_BDA_BASE = FW_BDA_PHYS,    /* BIOS data area */
 	FW_BASE_MEM_TOP_BASE = 0x80000, /* EBDA and last KiB of base memory lie in 512-640 KiB */
 	FW_BASE_MEM_TOP_SIZE = 0x20000,
 	FW_BIOS_ROM_BASE = 0xE0000,   /* ACPI RSDP, MP floating pointer, $PIR */
@@ -60,9 +59,9 @@ int fw_window_add_identity(struct fw_window *w, uint32_t phys, uint32_t len)
 	return fw_window_add(w, phys, len, (const void *)(uintptr_t)phys);
 }
 
-int fw_window_add_legacy_bios(struct fw_window *w)
+int fw_window_add_legacy_bios(struct fw_window *w, const void *bda_copy)
 {
-	int err = fw_window_add_identity(w, FW_BDA_BASE, FW_BDA_SIZE);
+	int err = bda_copy ? fw_window_add(w, FW_BDA_BASE, FW_BDA_SIZE, bda_copy) : 0;
 
 	if (!err)
 		err = fw_window_add_identity(w, FW_BASE_MEM_TOP_BASE, FW_BASE_MEM_TOP_SIZE);

@@ -6,3 +6,7 @@ FW_TABLES_SRCS := arch/x86/fwmem.c tests/fixtures/fixture.c
 UNIT_TESTS += acpi
 UNIT_acpi_SRCS := tests/unit/test_acpi.c arch/x86/acpi.c $(FW_TABLES_SRCS)
 UNIT_acpi_CFLAGS := $(FW_TABLES_CFLAGS)
+
+UNIT_TESTS += acpi_madt
+UNIT_acpi_madt_SRCS := tests/unit/test_acpi_madt.c arch/x86/acpi.c $(FW_TABLES_SRCS)
+UNIT_acpi_madt_CFLAGS := $(FW_TABLES_CFLAGS)

@@ -85,13 +85,21 @@ int fw_window_add(struct fw_window *w, uint32_t phys, uint32_t len, const void *
 int fw_window_add_identity(struct fw_window *w, uint32_t phys, uint32_t len);
 
 /*
- * fw_window_add_legacy_bios - allow the areas the table searches read, all
- * identity-mapped: the BIOS data area (0x400-0x4FF), the top of base memory
- * where the EBDA lives (0x80000-0x9FFFF) and the BIOS ROM area
- * (0xE0000-0xFFFFF). ACPI tables live in RAM: add those ranges as well.
+ * fw_window_add_legacy_bios - allow the areas the table searches read: the
+ * BIOS data area (0x400-0x4FF) from @bda_copy, and, identity-mapped, the top
+ * of base memory where the EBDA lives (0x80000-0x9FFFF) and the BIOS ROM
+ * area (0xE0000-0xFFFFF). irqkit leaves page 0 unmapped (paging.c), so the
+ * BDA cannot be read in place: pass FW_BDA_SIZE bytes copied from 0x400
+ * before paging_init(), or NULL to leave it out (then the EBDA is not
+ * searched and base memory is taken as 640 KiB; SeaBIOS's tables are in the
+ * ROM area anyway). ACPI tables live in RAM: add those ranges as well.
  * CONTEXT, RETURNS: as fw_window_add (the first error stops it).
  */
-int fw_window_add_legacy_bios(struct fw_window *w);
+int fw_window_add_legacy_bios(struct fw_window *w, const void *bda_copy);
+
+/* The BIOS data area: where it is and how much of it fw_window_add_legacy_bios takes. */
+#define FW_BDA_PHYS 0x400u
+#define FW_BDA_SIZE 0x100u
 
 /*
  * fw_map - the bytes of [@phys, @phys + @len) if one region holds all of
