@@ -10,3 +10,7 @@ UNIT_acpi_CFLAGS := $(FW_TABLES_CFLAGS)
 UNIT_TESTS += acpi_madt
 UNIT_acpi_madt_SRCS := tests/unit/test_acpi_madt.c arch/x86/acpi.c $(FW_TABLES_SRCS)
 UNIT_acpi_madt_CFLAGS := $(FW_TABLES_CFLAGS)
+
+UNIT_TESTS += mptable
+UNIT_mptable_SRCS := tests/unit/test_mptable.c arch/x86/mptable.c $(FW_TABLES_SRCS)
+UNIT_mptable_CFLAGS := $(FW_TABLES_CFLAGS)
