@@ -14,3 +14,7 @@ UNIT_acpi_madt_CFLAGS := $(FW_TABLES_CFLAGS)
 UNIT_TESTS += mptable
 UNIT_mptable_SRCS := tests/unit/test_mptable.c arch/x86/mptable.c $(FW_TABLES_SRCS)
 UNIT_mptable_CFLAGS := $(FW_TABLES_CFLAGS)
+
+UNIT_TESTS += pir
+UNIT_pir_SRCS := tests/unit/test_pir.c arch/x86/pirtable.c $(FW_TABLES_SRCS)
+UNIT_pir_CFLAGS := $(FW_TABLES_CFLAGS)
