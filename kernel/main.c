@@ -86,7 +86,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 		printk_set_clock(tsc_ns);
 	x86_time_init(param_hz);
 	cpu_sti();
-	uart_irq_init();
+	uart_irq_init(UART_ISA_IRQ);
 
 	fault_apply_boot();
 	pr_info("boot: complete in %u ms\n", (unsigned int)(ktime_get_ns() / 1000000u));

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <asm/io.h>
+#include <asm/cpu.h>
 #include <irq/interrupt.h>
 #include <kernel/console.h>
 #include <kernel/printk.h>
@@ -37,6 +38,7 @@
 #define UART_SCR 7   /* scratch register */
 
 #define IER_RDA      0x01  /* interrupt on received data available */
+#define IER_THRE     0x02  /* interrupt when the transmit holding register is empty */
 #define IIR_NO_INT   0x01  /* bit 0 set: no interrupt pending */
 #define FCR_ENABLE   0x01  /* enable the FIFOs */
 #define FCR_CLR_RX   0x02  /* clear the receive FIFO */
@@ -56,6 +58,7 @@
 #define UART_RX_BURST   64      /* bytes drained per interrupt at most */
 
 static bool uart_present;
+static unsigned int uart_line;   /* the kernel/irq line we requested */
 static uint32_t uart_overruns, uart_rx_bytes, uart_tx_timeouts;
 
 static inline uint8_t uart_in(unsigned int reg) { return inb(COM1_BASE + reg); }
@@ -151,13 +154,16 @@ static irqreturn_t uart_interrupt(unsigned int irq, void *dev_id)
  * RETURNS 0, -ENODEV without a UART, or request_irq's error.
  * CONTEXT: boot, after the interrupt controller is up.
  */
-int uart_irq_init(void)
+int uart_irq_init(unsigned int line)
 {
 	int err;
 
 	if (!uart_present)
 		return -ENODEV;
-	err = request_irq(COM1_IRQ, uart_interrupt, IRQF_TRIGGER_RISING, "serial", &uart_sink);
+	/* Shared: the handler tells its own interrupts apart (IIR), and the
+	 * selftests hang extra handlers on this line. */
+	uart_line = line;
+	err = request_irq(line, uart_interrupt, IRQF_SHARED | IRQF_TRIGGER_RISING, "serial", &uart_sink);
 	if (err) {
 		pr_err("serial: cannot get IRQ %d (%s); console input disabled\n", COM1_IRQ, errno_name(err));
 		return err;
@@ -167,9 +173,36 @@ int uart_irq_init(void)
 		console_input_char(uart_in(UART_RBR));
 	uart_out(UART_MCR, MCR_DTR | MCR_RTS | MCR_OUT2);
 	uart_out(UART_IER, IER_RDA);
-	pr_info("serial: ttyS0 at I/O 0x%x, IRQ %d, %d baud 8N1, interrupt-driven input\n",
-		COM1_BASE, COM1_IRQ, UART_BAUD);
+	pr_info("serial: ttyS0 at I/O 0x%x, ISA IRQ %d (line %u), %d baud 8N1, interrupt-driven input\n",
+		COM1_BASE, COM1_IRQ, line, UART_BAUD);
 	return 0;
+}
+
+unsigned int uart_irq_line(void)
+{
+	return uart_line;
+}
+
+/*
+ * uart_raise_thre_interrupt - make the UART raise a real IRQ 4: enabling the
+ * "transmit holding register empty" interrupt while THR is empty asserts it
+ * at once; our handler's IIR read clears it, and we switch it off again.
+ * For selftests of the interrupt path.
+ */
+void uart_raise_thre_interrupt(void)
+{
+	unsigned long flags = irq_save_flags();
+
+	uart_out(UART_IER, IER_RDA | IER_THRE);
+	irq_restore_flags(flags);
+}
+
+void uart_stop_thre_interrupt(void)
+{
+	unsigned long flags = irq_save_flags();
+
+	uart_out(UART_IER, IER_RDA);
+	irq_restore_flags(flags);
 }
 
 void uart_get_stats(struct uart_stats *st)
