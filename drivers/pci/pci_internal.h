@@ -164,6 +164,9 @@ int pci_route_compute(struct pci_dev *devs, unsigned int count, const struct pci
 /* pci_route_choice - the source pci_route= picked (PCI_ROUTE_AUTO by default). */
 uint8_t pci_route_choice(void);
 
+/* pci_route_choice_name - the pci_route= word for @choice ("auto", "pir", ...). */
+const char *pci_route_choice_name(uint8_t choice);
+
 /* Mode and state of the last pci_route_all, for `routes`. */
 bool pci_routes_done(bool *ioapic_mode);
 

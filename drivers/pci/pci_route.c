@@ -48,7 +48,8 @@ struct route_run {
 	struct pci_dev *devs;
 	unsigned int count;
 	const struct pirq_router_type *pir_router;  /* non-NULL: $PIR usable */
-	char pir_refusal[ROUTE_REFUSAL_MAX];        /* else why not */
+	char pir_refusal[ROUTE_REFUSAL_MAX];        /* else why not, for the one verdict line */
+	char pir_short[ROUTE_REFUSAL_MAX];          /* ... and in short, for each pin's reasons */
 };
 
 /* ------------------------------------------------------------------------
@@ -329,7 +330,7 @@ static bool route_pir(const struct route_run *run, const struct pci_dev *d, stru
 	int index, irq;
 
 	if (!run->pir_router) {
-		why_add(r, "$PIR: %s", run->pir_refusal);
+		why_add(r, "$PIR: %s", run->pir_short);
 		return false;
 	}
 	if (!climb_to_described(run, d, pir_described, pir, &bus, &dev, &pin, r, "$PIR"))
@@ -360,15 +361,26 @@ static bool route_pir(const struct route_run *run, const struct pci_dev *d, stru
 }
 
 /* Decide once whether the $PIR and its router can be used; say why not. */
+static void refuse_pir(struct route_run *run, const struct fw_pir *pir, const char *short_why,
+		       const char *detail)
+{
+	ksnprintf(run->pir_short, sizeof(run->pir_short), "router %02x:%02x.%u %s", pir->router_bus,
+		  pci_devfn_dev(pir->router_devfn), pci_devfn_fn(pir->router_devfn), short_why);
+	ksnprintf(run->pir_refusal, sizeof(run->pir_refusal), "%s%s", run->pir_short, detail);
+}
+
+/* Decide once whether the $PIR and its router can be used; say why not. */
 static void check_pir_router(struct route_run *run)
 {
 	const struct fw_pir *pir = run->in->pir;
 	const struct pirq_router_regs *regs = run->in->router;
 	const struct pci_dev *found = NULL;
+	char detail[ROUTE_REFUSAL_MAX];
 	unsigned int i;
 
 	run->pir_router = NULL;
 	if (!pir || !pir->present) {
+		ksnprintf(run->pir_short, sizeof(run->pir_short), "no table");
 		ksnprintf(run->pir_refusal, sizeof(run->pir_refusal), "no table");
 		return;
 	}
@@ -377,21 +389,18 @@ static void check_pir_router(struct route_run *run)
 		    pci_devfn(run->devs[i].dev, run->devs[i].fn) == pir->router_devfn)
 			found = &run->devs[i];
 	if (!found) {
-		ksnprintf(run->pir_refusal, sizeof(run->pir_refusal), "router %02x:%02x.%u it names does not exist",
-			  pir->router_bus, pci_devfn_dev(pir->router_devfn), pci_devfn_fn(pir->router_devfn));
+		refuse_pir(run, pir, "does not exist", "");
 		return;
 	}
 	if (!pirq_router_lookup(found->vendor_id, found->device_id)) {
-		ksnprintf(run->pir_refusal, sizeof(run->pir_refusal),
-			  "router %02x:%02x.%u it names is %04x:%04x (%s), not a PIRQ router", found->bus,
-			  found->dev, found->fn, found->vendor_id, found->device_id,
+		ksnprintf(detail, sizeof(detail), ": it is %04x:%04x (%s)", found->vendor_id, found->device_id,
 			  pci_class_name(found->class_code, found->subclass, found->prog_if));
+		refuse_pir(run, pir, "is not a PIRQ router", detail);
 		return;
 	}
 	if (!regs || !regs->valid || regs->bus != pir->router_bus || regs->devfn != pir->router_devfn ||
 	    regs->type != pirq_router_lookup(found->vendor_id, found->device_id)) {
-		ksnprintf(run->pir_refusal, sizeof(run->pir_refusal), "registers of router %02x:%02x.%u not read",
-			  found->bus, found->dev, found->fn);
+		refuse_pir(run, pir, "registers not read", "");
 		return;
 	}
 	run->pir_router = regs->type;
@@ -557,22 +566,34 @@ const char *pci_route_source_name(unsigned int source)
 	return source < sizeof(names) / sizeof(names[0]) ? names[source] : "?";
 }
 
+/* The values pci_route= takes. */
+static const struct { const char *name; uint8_t source; } route_choices[] = {
+	{ "auto", PCI_ROUTE_AUTO },
+	{ "mptable", PCI_ROUTE_MPTABLE },
+	{ "pir", PCI_ROUTE_PIR },
+	{ "line", PCI_ROUTE_LINE },
+};
+
+const char *pci_route_choice_name(uint8_t choice)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(route_choices) / sizeof(route_choices[0]); i++)
+		if (route_choices[i].source == choice)
+			return route_choices[i].name;
+	return "?";
+}
+
 int pci_param_route(const char *value, void *arg)
 {
-	static const struct { const char *name; uint8_t source; } choices[] = {
-		{ "auto", PCI_ROUTE_AUTO },
-		{ "mptable", PCI_ROUTE_MPTABLE },
-		{ "pir", PCI_ROUTE_PIR },
-		{ "line", PCI_ROUTE_LINE },
-	};
 	size_t i;
 
 	(void)arg;
 	if (!value)
 		return -EINVAL;
-	for (i = 0; i < sizeof(choices) / sizeof(choices[0]); i++) {
-		if (strcmp(value, choices[i].name) == 0) {
-			route_choice = choices[i].source;
+	for (i = 0; i < sizeof(route_choices) / sizeof(route_choices[0]); i++) {
+		if (strcmp(value, route_choices[i].name) == 0) {
+			route_choice = route_choices[i].source;
 			return 0;
 		}
 	}

@@ -215,7 +215,7 @@ int pci_cmd_routes(int argc, char **argv)
 		return 0;
 	}
 	cprintf("pci routes, %s, pci_route=%s:\n", ioapic_mode ? "IOAPIC mode (GSIs)" : "PIC mode (ISA IRQs)",
-		pci_route_source_name(pci_route_choice()));
+		pci_route_choice_name(pci_route_choice()));
 	for (i = 0; i < pci_device_count(); i++) {
 		const struct pci_dev *d = pci_device_at(i);
 

@@ -391,8 +391,8 @@ static void bogus_pir_router_id_is_refused_and_the_line_register_used(void **sta
 	assert_int_equal(route(false, PCI_ROUTE_AUTO), 0);
 	assert_route(find(0, 1, 2), PCI_ROUTE_LINE, false, 11, true, false);
 	assert_route(find(0, 3, 0), PCI_ROUTE_LINE, false, 11, true, false);
-	assert_logged("pci: $PIR not used: router 00:01.0 it names is 8086:7001 (ISA bridge), not a PIRQ router");
-	assert_logged("pci 00:03.0: INTA -> IRQ 11 (level, from Interrupt Line; $PIR: router 00:01.0 it names is 8086:7001");
+	assert_logged("pci: $PIR not used: router 00:01.0 is not a PIRQ router: it is 8086:7001 (ISA bridge)");
+	assert_logged("pci 00:03.0: INTA -> IRQ 11 (level, from Interrupt Line; $PIR: router 00:01.0 is not a PIRQ router)");
 }
 
 static void pir_router_that_does_not_exist_is_refused(void **state)
@@ -403,7 +403,7 @@ static void pir_router_that_does_not_exist_is_refused(void **state)
 	m.pir.router_devfn = 7 << 3;   /* 00:07.0: nothing there */
 	route(false, PCI_ROUTE_AUTO);
 	assert_route(find(0, 1, 2), PCI_ROUTE_LINE, false, 11, true, false);
-	assert_logged("pci: $PIR not used: router 00:07.0 it names does not exist");
+	assert_logged("pci: $PIR not used: router 00:07.0 does not exist");
 }
 
 static void unset_interrupt_line_leaves_the_pin_unrouted_with_every_reason(void **state)
@@ -473,12 +473,12 @@ static void q35_pir_naming_the_vga_as_router_is_refused_in_pic_mode(void **state
 	q35_devices();
 	assert_int_equal(m.pir.router_devfn, 1 << 3);   /* the captured $PIR really says 00:01.0 */
 	assert_int_equal(route(false, PCI_ROUTE_AUTO), 0);
-	assert_logged("pci: $PIR not used: router 00:01.0 it names is 1234:1111 (VGA compatible controller), "
-		      "not a PIRQ router");
+	assert_logged("pci: $PIR not used: router 00:01.0 is not a PIRQ router: it is 1234:1111 "
+		      "(VGA compatible controller)");
 	assert_route(find(0, 0x1d, 0), PCI_ROUTE_LINE, false, 10, true, false);
 	assert_route(find(0, 0x1d, 1), PCI_ROUTE_LINE, false, 10, true, false);
 	assert_route(find(0, 0x1d, 2), PCI_ROUTE_LINE, false, 11, true, false);
-	assert_logged("pci 00:1d.0: INTA -> IRQ 10 (level, from Interrupt Line; $PIR: router 00:01.0 it names is 1234:1111");
+	assert_logged("pci 00:1d.0: INTA -> IRQ 10 (level, from Interrupt Line; $PIR: router 00:01.0 is not a PIRQ router)");
 }
 
 static void forced_pir_on_q35_routes_nothing_and_says_why(void **state)
@@ -489,7 +489,7 @@ static void forced_pir_on_q35_routes_nothing_and_says_why(void **state)
 	assert_int_equal(route(true, PCI_ROUTE_PIR), 7);
 	assert_int_equal(find(0, 0x1d, 0)->route.source, PCI_ROUTE_NONE);
 	assert_logged("sources: $PIR only (pci_route=pir)");
-	assert_logged("pci 00:1d.0: INTA not routed ($PIR: router 00:01.0 it names is 1234:1111");
+	assert_logged("pci 00:1d.0: INTA not routed ($PIR: router 00:01.0 is not a PIRQ router)");
 	assert_int_equal(log_find("MP table:"), -1);
 }
 
