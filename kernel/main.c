@@ -25,6 +25,7 @@
 #include <kernel/version.h>
 #include <kernel/errno.h>
 #include <drivers/serial.h>
+#include <drivers/pci.h>
 #include <time/time.h>
 
 #define MIB (1024u * 1024u)
@@ -85,6 +86,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	if (tsc_calibrate())
 		printk_set_clock(tsc_ns);
 	x86_time_init(param_hz);
+	pci_init();
 	cpu_sti();
 	uart_irq_init(UART_ISA_IRQ);
 

@@ -14,6 +14,7 @@
 #include <kernel/errno.h>
 #include <kernel/string.h>
 #include <kernel/fault.h>
+#include <drivers/pci.h>
 
 #define LOGLEVEL_MAX 8          /* loglevel=8 shows debug messages too */
 #define DEBUGEXIT_DEFAULT_PORT 0xF4  /* our isa-debug-exit iobase in the Makefile and tests */
@@ -90,6 +91,8 @@ static const struct cmdline_param table[] = {
 	  "selftest=all|list|SUITE[,SUITE...]: run in-kernel selftests after boot, print KTAP" },
 	{ "fault", CMDLINE_VALUE, fault_param, NULL,
 	  "fault=NAME[:ARG][,NAME[:ARG]...]: inject these faults at the end of boot (`inject` lists them)" },
+	{ "pci_route", CMDLINE_VALUE, pci_param_route, NULL,
+	  "pci_route=auto|mptable|pir|line: PCI INTx routing source (default auto: MP table, $PIR, Interrupt Line)" },
 	{ "crash", CMDLINE_VALUE, set_crash, NULL,
 	  "crash=de|ud|gp|pf|bp|nmi: raise that CPU exception at the end of boot (tests the trap path)" },
 };

@@ -25,6 +25,7 @@
 #include <kernel/fault.h>
 #include <kernel/cmdline.h>
 #include <drivers/serial.h>
+#include <drivers/pci.h>
 
 #define KBC_STATUS      0x64   /* 8042 keyboard controller status/command */
 #define KBC_IBF         0x02   /* input buffer full: controller busy */
@@ -180,6 +181,8 @@ static const struct shell_command commands[] = {
 	{ "dmesg", "dmesg", "print the kernel log kept in memory", cmd_dmesg },
 	{ "mem", "mem", "kernel heap usage", cmd_mem },
 	{ "selftest", "selftest all|list|SUITE[,SUITE]", "run in-kernel selftests (KTAP output)", cmd_selftest },
+	{ "lspci", "lspci [-v]", "PCI functions, BARs, capabilities, IRQ routes", pci_cmd_lspci },
+	{ "routes", "routes", "PCI INTx routing table and PIRQ router registers", pci_cmd_routes },
 	{ "inject", "inject [NAME[:ARG] | off NAME]", "list, inject or clear faults", fault_cmd_inject },
 	{ "crash", "crash de|ud|gp|pf|bp|nmi", "raise a CPU exception to see how it is reported", cmd_crash },
 	{ "reboot", "reboot", "reset the machine", cmd_reboot },
