@@ -24,6 +24,12 @@ enum log_level {
 int printk(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int vprintk(int level, const char *fmt, va_list ap);
 
+/*
+ * cprintf - console output without timestamp or log copy, for the shell's
+ * answers to a person. CONTEXT: any.
+ */
+int cprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #define pr_emerg(...) printk(LOG_EMERG, __VA_ARGS__)
 #define pr_err(...)   printk(LOG_ERR, __VA_ARGS__)
 #define pr_warn(...)  printk(LOG_WARN, __VA_ARGS__)
