@@ -71,6 +71,7 @@ bool apic_noapic;
 static enum x86_irq_mode mode = X86_IRQ_MODE_PIC;
 static const char *mode_reason = "x86_interrupt_setup not called";
 static struct isa_route isa_routes[PIC_NR_IRQS];
+static bool routes_ready;         /* isa_routes filled in; before that, the identity */
 static uint32_t pic_strays;
 
 int apic_param_noapic(const char *value, void *arg)
@@ -94,12 +95,15 @@ static void routes_reset_identity(void)
 		isa_routes[irq].type = ISA_DEFAULT_TYPE;
 		isa_routes[irq].source = irq == PIC_CASCADE_IRQ ? ISA_ROUTE_NONE : ISA_ROUTE_IDENTITY;
 	}
+	routes_ready = true;
 }
 
 int isa_irq_to_line(unsigned int isa_irq)
 {
 	if (isa_irq >= PIC_NR_IRQS)
 		return -EINVAL;
+	if (!routes_ready)
+		return isa_irq == PIC_CASCADE_IRQ ? -ENOENT : (int)isa_irq;
 	return isa_routes[isa_irq].line >= 0 ? isa_routes[isa_irq].line : -ENOENT;
 }
 
@@ -442,4 +446,114 @@ SELFTEST(apic_setup, every_isa_line_has_the_vector_of_its_gsi)
 	}
 	ST_EXPECT(t, isa_irq_to_line(PIC_CASCADE_IRQ) == -ENOENT, "the cascade IRQ 2 has a line");
 	ST_EXPECT(t, isa_irq_to_line(PIC_NR_IRQS) == -EINVAL, "ISA IRQ 16 accepted");
+}
+
+/*
+ * A real level-triggered line: QEMU's e1000 (pc machine, 00:03.0) holds its
+ * INTA asserted while a cause bit is set in ICR and enabled in IMS; reading
+ * ICR clears it (QEMU-FACTS.md). That makes it a level source we control:
+ * one assertion must give one interrupt (the flow EOIs after the handler
+ * cleared the cause), a disabled line must stay quiet while asserted (masked
+ * before the EOI), and enabling it must deliver the interrupt still pending.
+ */
+#include <irq/interrupt.h>
+#include <irq/stats.h>
+#include <asm/tsc.h>
+#include <drivers/pci.h>
+
+#define E1000_VENDOR     0x8086u
+#define E1000_DEVICE     0x100Eu      /* 82540EM, QEMU's "e1000" */
+#define E1000_ICR        0xC0u        /* interrupt cause read (read clears) */
+#define E1000_ICS        0xC8u        /* interrupt cause set */
+#define E1000_IMS        0xD0u        /* interrupt mask set (enable causes) */
+#define E1000_IMC        0xD8u        /* interrupt mask clear */
+#define E1000_CAUSE_LSC  0x04u        /* link status change: a cause nothing else raises here */
+#define E1000_ALL_CAUSES 0xFFFFFFFFu
+#define ST_LEVEL_WAIT_NS 20000000ull  /* 20 ms of TSC time for an interrupt to arrive */
+
+struct st_level_ctx {
+	uintptr_t regs;
+	volatile uint32_t calls;
+	volatile uint32_t last_icr;
+};
+
+static irqreturn_t st_e1000_interrupt(unsigned int irq, void *dev_id)
+{
+	struct st_level_ctx *c = dev_id;
+	uint32_t icr = mmio_read32(c->regs + E1000_ICR);
+
+	(void)irq;
+	c->calls++;
+	c->last_icr = icr;
+	return icr ? IRQ_HANDLED : IRQ_NONE;
+}
+
+static void st_wait_tsc(uint64_t ns)
+{
+	uint64_t t0 = tsc_ns();
+
+	while (tsc_ns() - t0 < ns)
+		cpu_relax();
+}
+
+static uint64_t st_delivered(unsigned int line)
+{
+	struct irq_line_stats s;
+
+	return irq_get_line_stats(line, &s) == 0 ? s.delivered : 0;
+}
+
+SELFTEST(apic_setup, level_line_fires_once_per_assertion_and_stays_masked_while_disabled)
+{
+	struct pci_dev *dev = pci_find_device(E1000_VENDOR, E1000_DEVICE, NULL);
+	static struct st_level_ctx ctx;
+	uint32_t calls_first, calls_disabled;
+	uint64_t d0, d_first, d_disabled;
+	int line, err;
+
+	if (!dev || !dev->irq_pin || !dev->bar[0].size || dev->bar[0].base >= UINT32_MAX) {
+		selftest_skip(t, "no QEMU e1000 (8086:100e) with an interrupt pin and a memory BAR");
+		return;
+	}
+	ctx.regs = (uintptr_t)dev->bar[0].base;
+	ctx.calls = 0;
+	pci_enable(dev, PCI_ENABLE_MEM);
+	mmio_write32(ctx.regs + E1000_IMC, E1000_ALL_CAUSES);
+	(void)mmio_read32(ctx.regs + E1000_ICR);
+	line = x86_setup_pci_line(dev->irq_line, true, false);
+	ST_EXPECT(t, line >= 0, "x86_setup_pci_line(%u): %d", dev->irq_line, line);
+	if (line < 0)
+		return;
+	err = request_irq((unsigned int)line, st_e1000_interrupt, IRQF_SHARED, "apic-selftest-e1000", &ctx);
+	ST_EXPECT(t, err == 0, "request_irq(%d): %d", line, err);
+	if (err)
+		return;
+
+	d0 = st_delivered((unsigned int)line);
+	mmio_write32(ctx.regs + E1000_IMS, E1000_CAUSE_LSC);
+	mmio_write32(ctx.regs + E1000_ICS, E1000_CAUSE_LSC);
+	st_wait_tsc(ST_LEVEL_WAIT_NS);
+	calls_first = ctx.calls;
+	d_first = st_delivered((unsigned int)line) - d0;
+
+	disable_irq((unsigned int)line);
+	mmio_write32(ctx.regs + E1000_ICS, E1000_CAUSE_LSC);
+	st_wait_tsc(ST_LEVEL_WAIT_NS);
+	calls_disabled = ctx.calls - calls_first;
+	d_disabled = st_delivered((unsigned int)line) - d0 - d_first;
+	enable_irq((unsigned int)line);
+	st_wait_tsc(ST_LEVEL_WAIT_NS);
+
+	mmio_write32(ctx.regs + E1000_IMC, E1000_ALL_CAUSES);
+	(void)mmio_read32(ctx.regs + E1000_ICR);
+	free_irq((unsigned int)line, &ctx);
+
+	ST_EXPECT(t, calls_first == 1 && d_first == 1,
+		  "one assertion on line %d gave %u handler calls, %llu deliveries", line, calls_first,
+		  (unsigned long long)d_first);
+	ST_EXPECT(t, calls_disabled == 0 && d_disabled <= 1,
+		  "disabled and asserted: %u handler calls, %llu deliveries (masked before the EOI?)",
+		  calls_disabled, (unsigned long long)d_disabled);
+	ST_EXPECT(t, ctx.calls == calls_first + 1, "enable_irq did not deliver the pending level interrupt "
+		  "(%u calls in all)", ctx.calls);
 }

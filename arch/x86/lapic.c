@@ -21,6 +21,7 @@
 #include <asm/x86_irq.h>
 #include <firmware.h>
 #include <kernel/errno.h>
+#include <kernel/format.h>
 #include <kernel/printk.h>
 
 /* IA32_APIC_BASE (SDM 3A figure 11-5). */
@@ -159,21 +160,13 @@ static bool error_report_allowed(void)
 
 static void report_error(uint32_t esr)
 {
-	char names[160];
-	unsigned int n = 0;
+	char names[160] = "";
+	size_t n = 0;
 
-	names[0] = '\0';
-	for (unsigned int bit = 0; bit < ESR_BITS && n < sizeof(names); bit++) {
-		if (!(esr & (1u << bit)))
+	for (unsigned int bit = 0; bit < ESR_BITS; bit++) {
+		if (!(esr & (1u << bit)) || n >= sizeof(names))
 			continue;
-		const char *s = esr_bit_names[bit];
-		if (n && n + 2 < sizeof(names)) {
-			names[n++] = ',';
-			names[n++] = ' ';
-		}
-		while (*s && n + 1 < sizeof(names))
-			names[n++] = *s++;
-		names[n] = '\0';
+		n += (size_t)ksnprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "", esr_bit_names[bit]);
 	}
 	pr_warn("LAPIC: error interrupt, ESR 0x%02x: %s (%u errors so far, %u not reported)\n",
 		esr, n ? names : "no bit set", stats.errors, errors_unreported);
