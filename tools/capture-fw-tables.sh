@@ -15,7 +15,13 @@
 #                      RSDP exists), found by walking the tables just dumped
 # Each file is named after the physical address of its first byte.
 #
+# Then it (re)writes the fuzz seed corpora tests/fuzz/corpus/{acpi_madt,
+# acpi_hpet,mptable,pirtable}/ from the dumps: each seed is a control byte
+# (see tests/fuzz/fuzz_*.c; 0x03 = fix length and checksum) followed by one
+# table cut out of a dump, named after a hash of its content.
+#
 # Usage: tools/capture-fw-tables.sh [config ...]   (default: all of them)
+#        tools/capture-fw-tables.sh --seeds        (only rewrite the seeds)
 # Needs qemu-system-i386 and python3. Takes ~5 s per configuration.
 set -eu
 cd "$(dirname "$0")/.."
@@ -153,9 +159,79 @@ def capture(name, args):
     print("%-11s %s" % (name, " ".join("0x%08x+0x%x" % (a, len(d))
                                        for a, d in sorted(dumps.items()))))
 
-names = sys.argv[1:] or list(CONFIGS)
-for n in names:
-    if n not in CONFIGS:
-        sys.exit("capture: unknown configuration %s (have: %s)" % (n, " ".join(CONFIGS)))
-    capture(n, CONFIGS[n])
+def load_dumps(name):
+    out = os.path.join("tests", "fixtures", name)
+    mem = {}
+    for f in sorted(os.listdir(out)):
+        if f.startswith("mem-") and f.endswith(".bin"):
+            with open(os.path.join(out, f), "rb") as fh:
+                mem[int(f[4:12], 16)] = fh.read()
+    return mem
+
+def read(mem, addr, n):
+    for base, data in mem.items():
+        if base <= addr and addr + n <= base + len(data):
+            return data[addr - base:addr - base + n]
+    return None
+
+def scan(mem, sig):
+    rom = mem.get(BIOS_BASE, b"")
+    for off in range(0, len(rom), 16):
+        if rom[off:off + len(sig)] == sig:
+            return BIOS_BASE + off
+    return None
+
+def tables_of(mem):
+    """(corpus, bytes) for every table a fuzz target takes."""
+    found = []
+    rsdp = scan(mem, b"RSD PTR ")
+    if rsdp:
+        rsdt = struct.unpack_from("<I", read(mem, rsdp, 20), 16)[0]
+        n = struct.unpack_from("<I", read(mem, rsdt, 8), 4)[0]
+        root = read(mem, rsdt, n)
+        for off in range(36, n, 4):
+            addr = struct.unpack_from("<I", root, off)[0]
+            hdr = read(mem, addr, 8)
+            t = read(mem, addr, struct.unpack_from("<I", hdr, 4)[0])
+            if hdr[:4] == b"APIC":
+                found.append(("acpi_madt", t))
+            elif hdr[:4] == b"HPET":
+                found.append(("acpi_hpet", t))
+    mpf = scan(mem, b"_MP_")
+    if mpf:
+        cfg = struct.unpack_from("<I", read(mem, mpf, 16), 4)[0]
+        base, = struct.unpack_from("<H", read(mem, cfg, 44), 4)
+        ext, = struct.unpack_from("<H", read(mem, cfg, 44), 40)
+        found.append(("mptable", read(mem, cfg, base + ext)))
+    pir = scan(mem, b"$PIR")
+    if pir:
+        size, = struct.unpack_from("<H", read(mem, pir, 8), 6)
+        found.append(("pirtable", read(mem, pir, size)))
+    return found
+
+def write_seeds():
+    import hashlib
+    corpora = {}
+    for name in CONFIGS:
+        for corpus, table in tables_of(load_dumps(name)):
+            for ctrl in (b"\x00", b"\x03"):
+                corpora.setdefault(corpus, set()).add(ctrl + table)
+    for corpus, seeds in sorted(corpora.items()):
+        d = os.path.join("tests", "fuzz", "corpus", corpus)
+        os.makedirs(d, exist_ok=True)
+        for f in os.listdir(d):
+            if f.startswith("seed-"):
+                os.unlink(os.path.join(d, f))
+        for seed in seeds:
+            with open(os.path.join(d, "seed-" + hashlib.sha1(seed).hexdigest()[:16]), "wb") as fh:
+                fh.write(seed)
+        print("seeds %-10s %d" % (corpus, len(seeds)))
+
+if sys.argv[1:] != ["--seeds"]:
+    names = sys.argv[1:] or list(CONFIGS)
+    for n in names:
+        if n not in CONFIGS:
+            sys.exit("capture: unknown configuration %s (have: %s)" % (n, " ".join(CONFIGS)))
+        capture(n, CONFIGS[n])
+write_seeds()
 EOF
