@@ -18,7 +18,9 @@
 # Then it (re)writes the fuzz seed corpora tests/fuzz/corpus/{acpi_madt,
 # acpi_hpet,mptable,pirtable}/ from the dumps: each seed is a control byte
 # (see tests/fuzz/fuzz_*.c; 0x03 = fix length and checksum) followed by one
-# table cut out of a dump, named after a hash of its content.
+# table cut out of a dump, named after a hash of its content; and
+# tests/fuzz/corpus/fw_discovery/: the ROM page 0xF5000-0xF5FFF and the ACPI
+# dump of each machine in the input format of fuzz_fw_discovery.c.
 #
 # Usage: tools/capture-fw-tables.sh [config ...]   (default: all of them)
 #        tools/capture-fw-tables.sh --seeds        (only rewrite the seeds)
@@ -45,6 +47,8 @@ COMMON = ["-m", "128M", "-accel", "tcg", "-usb", "-display", "none",
 POST_SECONDS = 3          # SeaBIOS has built its tables well before this
 PAGE = 0x1000             # ACPI dump granularity
 SCAN_HALF = 0x10000       # how far around the root table to look for the rest
+DISCOVERY_ROM_BASE = 0xF5000  # where fuzz_fw_discovery.c maps its ROM part
+DISCOVERY_ROM_LEN = 0x1000    # the page holding all of SeaBIOS's tables
 BIOS_BASE, BIOS_LEN = 0xE0000, 0x20000
 BDA_BASE, BDA_LEN = 0x400, 0x100
 EBDA_DUMP_LEN = 0x400
@@ -216,6 +220,13 @@ def write_seeds():
         for corpus, table in tables_of(load_dumps(name)):
             for ctrl in (b"\x00", b"\x03"):
                 corpora.setdefault(corpus, set()).add(ctrl + table)
+    for name in CONFIGS:
+        mem = load_dumps(name)
+        rom = mem[BIOS_BASE][DISCOVERY_ROM_BASE - BIOS_BASE:][:DISCOVERY_ROM_LEN]
+        ram_base = max(mem)
+        ram = mem[ram_base] if ram_base >= 0x100000 else b""
+        corpora.setdefault("fw_discovery", set()).add(
+            struct.pack("<HI", len(rom), ram_base if ram else 0) + rom + ram)
     for corpus, seeds in sorted(corpora.items()):
         d = os.path.join("tests", "fuzz", "corpus", corpus)
         os.makedirs(d, exist_ok=True)
