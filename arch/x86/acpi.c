@@ -82,6 +82,18 @@ enum acpi_madt_type {
 	MADT_X2APIC_NMI = 10,
 };
 
+/* Fields and sizes of the MADT structures we read (ACPI 6.5 sections 5.2.12.2-5.2.12.13). */
+enum acpi_madt_fields {
+	LAPIC_UID = 2, LAPIC_ID = 3, LAPIC_FLAGS = 4, LAPIC_LEN = 8,
+	IOAPIC_ID = 2, IOAPIC_ADDR = 4, IOAPIC_GSI_BASE = 8, IOAPIC_LEN = 12,
+	ISO_BUS = 2, ISO_SOURCE = 3, ISO_GSI = 4, ISO_FLAGS = 8, ISO_LEN = 10,
+	NMI_SRC_FLAGS = 2, NMI_SRC_GSI = 4, NMI_SRC_LEN = 8,
+	LAPIC_NMI_UID = 2, LAPIC_NMI_FLAGS = 3, LAPIC_NMI_LINT = 5, LAPIC_NMI_LEN = 6,
+	LAPIC_OVR_ADDR = 4, LAPIC_OVR_LEN = 12,
+	X2APIC_ID = 4, X2APIC_FLAGS = 8, X2APIC_UID = 12, X2APIC_LEN = 16,
+	X2APIC_NMI_FLAGS = 2, X2APIC_NMI_UID = 4, X2APIC_NMI_LINT = 8, X2APIC_NMI_LEN = 12,
+};
+
 /* HPET table layout (IA-PC HPET 1.0a table 3). */
 enum acpi_hpet_layout {
 	HPET_BLOCK_ID = 36,           /* Event Timer Block ID, as the capabilities register */
@@ -213,26 +225,26 @@ static void madt_add_cpu(const struct madt_ctx *c, uint32_t apic_id, uint32_t ui
 
 static void madt_local_apic(const struct madt_ctx *c, const uint8_t *e)
 {
-	madt_add_cpu(c, e[3], e[2], fw_le32(e + 4), false);
+	madt_add_cpu(c, e[LAPIC_ID], e[LAPIC_UID], fw_le32(e + LAPIC_FLAGS), false);
 }
 
 static void madt_x2apic(const struct madt_ctx *c, const uint8_t *e)
 {
-	madt_add_cpu(c, fw_le32(e + 4), fw_le32(e + 12), fw_le32(e + 8), true);
+	madt_add_cpu(c, fw_le32(e + X2APIC_ID), fw_le32(e + X2APIC_UID), fw_le32(e + X2APIC_FLAGS), true);
 }
 
 static void madt_ioapic(const struct madt_ctx *c, const uint8_t *e)
 {
 	struct fw_ioapic *io;
-	uint32_t i, address = fw_le32(e + 4);
+	uint32_t i, address = fw_le32(e + IOAPIC_ADDR);
 
 	if (address == 0) {
 		fw_report(c->walk, c->off, FW_PROBLEM_BAD_ENTRY, address, "IOAPIC at address 0; ignored");
 		return;
 	}
 	for (i = 0; i < c->out->ioapics.count; i++) {
-		if (c->out->ioapics.entry[i].id == e[2] || c->out->ioapics.entry[i].address == address) {
-			fw_report(c->walk, c->off, FW_PROBLEM_DUPLICATE, e[2],
+		if (c->out->ioapics.entry[i].id == e[IOAPIC_ID] || c->out->ioapics.entry[i].address == address) {
+			fw_report(c->walk, c->off, FW_PROBLEM_DUPLICATE, e[IOAPIC_ID],
 			          "second IOAPIC with this ID or address; ignored");
 			return;
 		}
@@ -240,10 +252,10 @@ static void madt_ioapic(const struct madt_ctx *c, const uint8_t *e)
 	io = FW_LIST_ADD(c->walk, c->off, &c->out->ioapics, "more IOAPICs than FW_MAX_IOAPICS; the rest ignored");
 	if (!io)
 		return;
-	io->id = e[2];
+	io->id = e[IOAPIC_ID];
 	io->enabled = true;
 	io->address = address;
-	io->gsi_base = fw_le32(e + 8);
+	io->gsi_base = fw_le32(e + IOAPIC_GSI_BASE);
 }
 
 static void madt_source_override(const struct madt_ctx *c, const uint8_t *e)
@@ -251,14 +263,14 @@ static void madt_source_override(const struct madt_ctx *c, const uint8_t *e)
 	struct fw_isa_override *o;
 	uint32_t i;
 
-	if (e[2] != ISA_BUS || e[3] >= ISA_IRQ_COUNT) {
-		fw_report(c->walk, c->off, FW_PROBLEM_BAD_ENTRY, (uint32_t)e[2] << 8 | e[3],
+	if (e[ISO_BUS] != ISA_BUS || e[ISO_SOURCE] >= ISA_IRQ_COUNT) {
+		fw_report(c->walk, c->off, FW_PROBLEM_BAD_ENTRY, (uint32_t)e[ISO_BUS] << 8 | e[ISO_SOURCE],
 		          "override for something other than ISA IRQ 0-15 (value bus<<8|irq); ignored");
 		return;
 	}
 	for (i = 0; i < c->out->overrides.count; i++) {
-		if (c->out->overrides.entry[i].isa_irq == e[3]) {
-			fw_report(c->walk, c->off, FW_PROBLEM_DUPLICATE, e[3],
+		if (c->out->overrides.entry[i].isa_irq == e[ISO_SOURCE]) {
+			fw_report(c->walk, c->off, FW_PROBLEM_DUPLICATE, e[ISO_SOURCE],
 			          "second override for this ISA IRQ; ignored");
 			return;
 		}
@@ -266,9 +278,9 @@ static void madt_source_override(const struct madt_ctx *c, const uint8_t *e)
 	o = FW_LIST_ADD(c->walk, c->off, &c->out->overrides, "more overrides than FW_MAX_ISA_OVERRIDES; the rest ignored");
 	if (!o)
 		return;
-	o->isa_irq = e[3];
-	o->gsi = fw_le32(e + 4);
-	fw_flags_decode(c->walk, c->off, fw_le16(e + 8), &o->polarity, &o->trigger);
+	o->isa_irq = e[ISO_SOURCE];
+	o->gsi = fw_le32(e + ISO_GSI);
+	fw_flags_decode(c->walk, c->off, fw_le16(e + ISO_FLAGS), &o->polarity, &o->trigger);
 }
 
 static void madt_nmi_source(const struct madt_ctx *c, const uint8_t *e)
@@ -278,8 +290,8 @@ static void madt_nmi_source(const struct madt_ctx *c, const uint8_t *e)
 
 	if (!n)
 		return;
-	n->gsi = fw_le32(e + 4);
-	fw_flags_decode(c->walk, c->off, fw_le16(e + 2), &n->polarity, &n->trigger);
+	n->gsi = fw_le32(e + NMI_SRC_GSI);
+	fw_flags_decode(c->walk, c->off, fw_le16(e + NMI_SRC_FLAGS), &n->polarity, &n->trigger);
 }
 
 static void madt_add_lint(const struct madt_ctx *c, uint32_t uid, bool all, uint16_t flags, uint8_t lint)
@@ -303,19 +315,20 @@ static void madt_add_lint(const struct madt_ctx *c, uint32_t uid, bool all, uint
 
 static void madt_lapic_nmi(const struct madt_ctx *c, const uint8_t *e)
 {
-	madt_add_lint(c, e[2], e[2] == MADT_UID_ALL, fw_le16(e + 3), e[5]);
+	madt_add_lint(c, e[LAPIC_NMI_UID], e[LAPIC_NMI_UID] == MADT_UID_ALL, fw_le16(e + LAPIC_NMI_FLAGS),
+	              e[LAPIC_NMI_LINT]);
 }
 
 static void madt_x2apic_nmi(const struct madt_ctx *c, const uint8_t *e)
 {
-	uint32_t uid = fw_le32(e + 4);
+	uint32_t uid = fw_le32(e + X2APIC_NMI_UID);
 
-	madt_add_lint(c, uid, uid == MADT_X2APIC_UID_ALL, fw_le16(e + 2), e[8]);
+	madt_add_lint(c, uid, uid == MADT_X2APIC_UID_ALL, fw_le16(e + X2APIC_NMI_FLAGS), e[X2APIC_NMI_LINT]);
 }
 
 static void madt_lapic_addr_override(const struct madt_ctx *c, const uint8_t *e)
 {
-	uint64_t address = fw_le64(e + 4);
+	uint64_t address = fw_le64(e + LAPIC_OVR_ADDR);
 
 	if (address > UINT32_MAX || address == 0) {
 		fw_report(c->walk, c->off, FW_PROBLEM_ABOVE_4G, address,
@@ -332,14 +345,14 @@ struct madt_entry_type {
 };
 
 static const struct madt_entry_type madt_types[] = {
-	{ MADT_LOCAL_APIC, 8, madt_local_apic },
-	{ MADT_IOAPIC, 12, madt_ioapic },
-	{ MADT_SOURCE_OVERRIDE, 10, madt_source_override },
-	{ MADT_NMI_SOURCE, 8, madt_nmi_source },
-	{ MADT_LAPIC_NMI, 6, madt_lapic_nmi },
-	{ MADT_LAPIC_ADDR_OVERRIDE, 12, madt_lapic_addr_override },
-	{ MADT_X2APIC, 16, madt_x2apic },
-	{ MADT_X2APIC_NMI, 12, madt_x2apic_nmi },
+	{ MADT_LOCAL_APIC, LAPIC_LEN, madt_local_apic },
+	{ MADT_IOAPIC, IOAPIC_LEN, madt_ioapic },
+	{ MADT_SOURCE_OVERRIDE, ISO_LEN, madt_source_override },
+	{ MADT_NMI_SOURCE, NMI_SRC_LEN, madt_nmi_source },
+	{ MADT_LAPIC_NMI, LAPIC_NMI_LEN, madt_lapic_nmi },
+	{ MADT_LAPIC_ADDR_OVERRIDE, LAPIC_OVR_LEN, madt_lapic_addr_override },
+	{ MADT_X2APIC, X2APIC_LEN, madt_x2apic },
+	{ MADT_X2APIC_NMI, X2APIC_NMI_LEN, madt_x2apic_nmi },
 };
 
 static void madt_entry(const struct madt_ctx *c, const uint8_t *e, uint8_t len)

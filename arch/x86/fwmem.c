@@ -319,6 +319,15 @@ struct fw_line {
 	uint32_t len;
 };
 
+/* How numbers look in the log lines. */
+enum fw_line_format {
+	HEX_ADDR_DIGITS = 8,        /* physical addresses: 0x000f5c80 */
+	HEX_ID_DIGITS = 4,          /* PCI vendor/device IDs, IRQ bitmaps */
+	HEX_BYTE_DIGITS = 2,        /* link values, versions */
+	PCI_DEVFN_DEVICE_SHIFT = 3, /* devfn = device << 3 | function */
+	PCI_DEVFN_FUNCTION_MASK = 7,
+};
+
 static void line_str(struct fw_line *l, const char *s)
 {
 	while (*s && l->len < FW_LINE_MAX - 1)
@@ -379,7 +388,7 @@ static void line_problem(struct fw_line *l, const struct fw_problem *p)
 {
 	line_str(l, fw_table_name((enum fw_table)p->table));
 	line_str(l, " at ");
-	line_hex(l, p->addr, 8);
+	line_hex(l, p->addr, HEX_ADDR_DIGITS);
 	if (p->offset) {
 		line_str(l, " +");
 		line_dec(l, p->offset);
@@ -447,7 +456,7 @@ static void print_acpi_tables(const struct fw_platform *p, fw_print_fn print, vo
 	uint32_t i;
 
 	line_reset(&l, "ACPI: RSDP at ");
-	line_hex(&l, a->rsdp_addr, 8);
+	line_hex(&l, a->rsdp_addr, HEX_ADDR_DIGITS);
 	line_str(&l, " rev ");
 	line_dec(&l, a->rsdp_revision);
 	line_str(&l, " (");
@@ -455,7 +464,7 @@ static void print_acpi_tables(const struct fw_platform *p, fw_print_fn print, vo
 	line_str(&l, "), ");
 	line_str(&l, a->root_is_xsdt ? "XSDT" : "RSDT");
 	line_str(&l, " at ");
-	line_hex(&l, a->root_addr, 8);
+	line_hex(&l, a->root_addr, HEX_ADDR_DIGITS);
 	print(ctx, l.text);
 	for (i = 0; i < a->tables.count; i++) {
 		const struct fw_acpi_table *t = &a->tables.entry[i];
@@ -463,7 +472,7 @@ static void print_acpi_tables(const struct fw_platform *p, fw_print_fn print, vo
 		line_reset(&l, "ACPI: ");
 		line_str(&l, t->signature);
 		line_str(&l, " at ");
-		line_hex(&l, t->addr, 8);
+		line_hex(&l, t->addr, HEX_ADDR_DIGITS);
 		line_str(&l, ", ");
 		line_dec(&l, t->length);
 		line_str(&l, " bytes, rev ");
@@ -480,7 +489,7 @@ static void print_mp_header(const struct fw_platform *p, fw_print_fn print, void
 	struct fw_line l;
 
 	line_reset(&l, "MP: floating pointer at ");
-	line_hex(&l, m->floating_addr, 8);
+	line_hex(&l, m->floating_addr, HEX_ADDR_DIGITS);
 	line_str(&l, ", spec 1.");
 	line_dec(&l, m->spec_rev);
 	if (m->default_config) {
@@ -488,7 +497,7 @@ static void print_mp_header(const struct fw_platform *p, fw_print_fn print, void
 		line_dec(&l, m->default_config);
 	} else {
 		line_str(&l, ", config table at ");
-		line_hex(&l, m->config_addr, 8);
+		line_hex(&l, m->config_addr, HEX_ADDR_DIGITS);
 		line_str(&l, " (");
 		line_str(&l, m->oem_id);
 		line_str(&l, " ");
@@ -507,7 +516,7 @@ static void print_cpus_and_ioapics(const struct fw_platform *p, const char *tag,
 
 	line_reset(&l, tag);
 	line_str(&l, "local APIC at ");
-	line_hex(&l, p->lapic_address, 8);
+	line_hex(&l, p->lapic_address, HEX_ADDR_DIGITS);
 	if (p->source == FW_SOURCE_ACPI)
 		line_str(&l, p->pcat_compat ? ", dual 8259 present" : ", no 8259");
 	print(ctx, l.text);
@@ -535,14 +544,14 @@ static void print_cpus_and_ioapics(const struct fw_platform *p, const char *tag,
 		line_str(&l, "IOAPIC ID ");
 		line_dec(&l, io->id);
 		line_str(&l, " at ");
-		line_hex(&l, io->address, 8);
+		line_hex(&l, io->address, HEX_ADDR_DIGITS);
 		if (io->gsi_base != FW_GSI_BASE_UNKNOWN) {
 			line_str(&l, ", GSI base ");
 			line_dec(&l, io->gsi_base);
 		}
 		if (p->source == FW_SOURCE_MP) {
 			line_str(&l, ", version ");
-			line_hex(&l, io->version, 2);
+			line_hex(&l, io->version, HEX_BYTE_DIGITS);
 		}
 		if (!io->enabled)
 			line_str(&l, ", DISABLED");
@@ -611,14 +620,14 @@ static void print_hpet(const struct fw_hpet *h, fw_print_fn print, void *ctx)
 	line_reset(&l, "ACPI: HPET ");
 	line_dec(&l, h->number);
 	line_str(&l, " at ");
-	line_hex(&l, h->address, 8);
+	line_hex(&l, h->address, HEX_ADDR_DIGITS);
 	line_str(&l, ": ");
 	line_dec(&l, h->comparators);
 	line_str(&l, " comparators, ");
 	line_str(&l, h->counter_64bit ? "64-bit" : "32-bit");
 	line_str(&l, h->legacy_capable ? ", legacy routing capable" : "");
 	line_str(&l, ", vendor ");
-	line_hex(&l, h->pci_vendor, 4);
+	line_hex(&l, h->pci_vendor, HEX_ID_DIGITS);
 	line_str(&l, ", minimum tick ");
 	line_dec(&l, h->min_tick);
 	print(ctx, l.text);
@@ -675,7 +684,8 @@ static void print_mp_routing(const struct fw_platform *p, fw_print_fn print, voi
 
 void fw_platform_print(const struct fw_platform *p, fw_print_fn print, void *ctx)
 {
-	const char *tag = p->source == FW_SOURCE_MP ? "MP: " : "ACPI: ";
+	const char *tag = p->source == FW_SOURCE_MP ? "MP: " :
+	                  p->source == FW_SOURCE_ACPI ? "ACPI: " : "firmware: ";
 
 	if (p->source == FW_SOURCE_ACPI)
 		print_acpi_tables(p, print, ctx);
@@ -699,19 +709,19 @@ void fw_pir_print(const struct fw_pir *pir, fw_print_fn print, void *ctx)
 
 	if (pir->present) {
 		line_reset(&l, "$PIR: at ");
-		line_hex(&l, pir->addr, 8);
+		line_hex(&l, pir->addr, HEX_ADDR_DIGITS);
 		line_str(&l, ", router ");
 		line_hex2(&l, pir->router_bus);
 		line_str(&l, ":");
-		line_hex2(&l, pir->router_devfn >> 3);
+		line_hex2(&l, pir->router_devfn >> PCI_DEVFN_DEVICE_SHIFT);
 		line_str(&l, ".");
-		line_dec(&l, pir->router_devfn & 7);
+		line_dec(&l, pir->router_devfn & PCI_DEVFN_FUNCTION_MASK);
 		line_str(&l, " compatible with ");
-		line_hex(&l, pir->compat_vendor, 4);
+		line_hex(&l, pir->compat_vendor, HEX_ID_DIGITS);
 		line_str(&l, ":");
-		line_hex(&l, pir->compat_device, 4);
+		line_hex(&l, pir->compat_device, HEX_ID_DIGITS);
 		line_str(&l, ", exclusive IRQs ");
-		line_hex(&l, pir->exclusive_irqs, 4);
+		line_hex(&l, pir->exclusive_irqs, HEX_ID_DIGITS);
 		line_str(&l, ", ");
 		line_dec(&l, pir->slots.count);
 		line_str(&l, " slots");
@@ -723,14 +733,14 @@ void fw_pir_print(const struct fw_pir *pir, fw_print_fn print, void *ctx)
 		line_reset(&l, "$PIR: ");
 		line_hex2(&l, s->bus);
 		line_str(&l, ":");
-		line_hex2(&l, s->devfn >> 3);
+		line_hex2(&l, s->devfn >> PCI_DEVFN_DEVICE_SHIFT);
 		line_str(&l, " slot ");
 		line_dec(&l, s->slot);
 		for (pin = 0; pin < FW_ARRAY_SIZE(s->pin); pin++) {
 			line_str(&l, (const char[]){ ' ', 'I', 'N', 'T', (char)('A' + pin), ' ', '\0' });
-			line_hex(&l, s->pin[pin].link, 2);
+			line_hex(&l, s->pin[pin].link, HEX_BYTE_DIGITS);
 			line_str(&l, "/");
-			line_hex(&l, s->pin[pin].irq_bitmap, 4);
+			line_hex(&l, s->pin[pin].irq_bitmap, HEX_ID_DIGITS);
 		}
 		print(ctx, l.text);
 	}
