@@ -155,7 +155,9 @@ static int add_locked(struct clocksource *cs)
 			return -EEXIST;
 	if (cs_state.count >= CLOCKSOURCE_MAX)
 		return -ENOSPC;
-	cs->max_idle_ns = clocksource_cyc2ns(cs, cs->mask >> 1);
+	/* 3/8 of the range: half of it is where a reading would be taken as
+	 * backwards, and the other 1/8 is margin for interrupt latency. */
+	cs->max_idle_ns = clocksource_cyc2ns(cs, (cs->mask >> 1) - (cs->mask >> 3));
 	cs->next = cs_state.list;
 	cs_state.list = cs;
 	cs_state.count++;

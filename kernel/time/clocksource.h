@@ -7,9 +7,9 @@
  * and turns its cycles into nanoseconds with ns = cycles * mult >> shift, so
  * the read path has no division. Counters narrower than 64 bits are fine:
  * every reading is taken modulo mask + 1, and the framework reads often
- * enough (at every clock event, and the tickless idle sleeps at most
- * max_idle_ns) that the counter never advances by more than half its range
- * between two readings. A reading that is less than half a range *behind*
+ * enough (at every clock event; the tickless idle sleeps at most max_idle_ns,
+ * 3/8 of the counter's range) that the counter never advances by half its
+ * range between two readings. A reading that is less than half a range *behind*
  * the previous one is treated as the counter going backwards and ignored,
  * so ktime_get_ns() never goes backwards, not even for a glitching counter.
  *
@@ -45,7 +45,7 @@ struct clocksource {
 	unsigned flags;   /* enum clocksource_flags */
 	void *driver_data;
 	/* ---- kept by the framework ---- */
-	uint64_t max_idle_ns;       /* longest safe gap between two readings */
+	uint64_t max_idle_ns;       /* longest safe gap between readings: 3/8 range */
 	struct clocksource *next;   /* registration list */
 };
 

@@ -153,8 +153,9 @@ static void a_16_bit_pit_counter_wrapping_every_55_ms_keeps_exact_time(void **st
 	base = ktime_get_ns();
 	for (i = 0; i < 100000; i++)
 		step_and_check(1 + (uint64_t)rand_r(&seed) % (MASK16 >> 1), &total, &last, base, PIT_HZ);
-	/* Half a 16-bit range at 1.19 MHz: the tick must read it every 27 ms. */
-	assert_int_equal(cs_a.max_idle_ns, exact_ns(MASK16 >> 1, PIT_HZ));
+	/* 3/8 of a 16-bit range at 1.19 MHz: read it at least every 20.6 ms. */
+	assert_true(cs_a.max_idle_ns + 1 >= exact_ns(65536 * 3 / 8, PIT_HZ));
+	assert_true(cs_a.max_idle_ns <= exact_ns(65536 * 3 / 8, PIT_HZ) + 1);
 }
 
 static void a_counter_that_steps_backwards_is_ignored_not_taken_as_a_wrap(void **state)

@@ -96,6 +96,7 @@ void test_port_check_balanced(void)
 /* ---- Fake clock source ---------------------------------------------------- */
 
 uint64_t fake_counter;          /* the counter; tests advance it */
+uint64_t fake_counter_hz = 1000000000u; /* its rate, for the fake device */
 uint64_t fake_counter_per_read; /* added after each read (busy-wait tests) */
 uint64_t fake_counter_reads;
 
@@ -106,6 +107,15 @@ static uint64_t fake_cs_read(struct clocksource *cs)
 	fake_counter_reads++;
 	fake_counter += fake_counter_per_read;
 	return v & cs->mask;
+}
+
+/* Back to a stopped 1 GHz counter at 0. */
+void fake_counter_reset(void)
+{
+	fake_counter = 0;
+	fake_counter_hz = 1000000000u;
+	fake_counter_per_read = 0;
+	fake_counter_reads = 0;
 }
 
 void fake_clocksource_init(struct clocksource *cs, const char *name, uint32_t freq_hz, uint64_t mask, int rating)
@@ -128,7 +138,7 @@ struct fake_clockevent {
 	struct clock_event_device dev;
 	uint32_t periodic_hz;   /* last set_periodic(), 0 if none */
 	bool armed;             /* one-shot programmed and not fired */
-	uint64_t deadline;      /* fake_counter value it fires at (1 GHz clock) */
+	uint64_t deadline;      /* fake_counter value it fires at */
 	uint64_t last_delta;
 	uint64_t deltas[FAKE_DELTA_LOG];
 	uint64_t programs, shutdowns, periodic_calls;
@@ -154,6 +164,8 @@ static int fake_set_periodic(struct clock_event_device *dev, uint32_t hz)
 static int fake_set_next_event(struct clock_event_device *dev, uint64_t delta_ns)
 {
 	struct fake_clockevent *f = fake_of(dev);
+	/* Counts of the fake counter in delta_ns, rounded up. */
+	uint64_t counts = (uint64_t)(((unsigned __int128)delta_ns * fake_counter_hz + 999999999u) / 1000000000u);
 
 	assert_true(test_irqs_disabled);
 	assert_true(delta_ns >= dev->min_delta_ns);
@@ -167,7 +179,7 @@ static int fake_set_next_event(struct clock_event_device *dev, uint64_t delta_ns
 	}
 	f->periodic_hz = 0;
 	f->armed = true;
-	f->deadline = fake_counter + delta_ns;
+	f->deadline = fake_counter + counts;
 	return 0;
 }
 
@@ -205,8 +217,8 @@ void fake_clockevent_interrupt(struct fake_clockevent *f)
 	test_irqs_disabled = was;
 }
 
-/* Deliver the programmed one-shot event @latency ns late: the 1 GHz fake
- * clock moves to the deadline plus @latency. */
+/* Deliver the programmed one-shot event @latency counts late: the fake
+ * counter moves to the deadline plus @latency. */
 void fake_clockevent_fire(struct fake_clockevent *f, uint64_t latency)
 {
 	assert_true(f->armed);
