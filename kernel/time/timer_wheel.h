@@ -68,7 +68,7 @@ struct timer_wheel_stats {
 	uint64_t slots_run; /* slots emptied by advance() (fired or cascaded) */
 };
 
-/* A wheel; timer_wheel_init() prepares it. About 5.6 KiB on i686. */
+/* A wheel; timer_wheel_init() prepares it. About 5.7 KiB on i686. */
 struct timer_wheel {
 	uint64_t now;                            /* last tick advanced to */
 	uint64_t occupied[TIMER_WHEEL_LEVELS];   /* bit i: slot i holds timers */
