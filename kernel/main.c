@@ -27,6 +27,9 @@
 #include <drivers/serial.h>
 #include <drivers/pci.h>
 #include <time/time.h>
+#include <asm/apic.h>
+#include <firmware.h>
+#include <kernel/string.h>
 
 #define MIB (1024u * 1024u)
 #define HEAP_MIN_BYTES (1u * MIB)   /* refuse to run with less heap than this */
@@ -61,6 +64,60 @@ static void heap_setup(void)
 	pr_info("heap: %u KiB from %#x up\n", (unsigned int)(given / 1024), (unsigned int)floor);
 }
 
+static uint8_t bda_copy[FW_BDA_SIZE];
+static struct fw_platform fw_acpi, fw_mp;
+static struct fw_window fw_win;
+static struct fw_pir fw_pir;
+static bool fw_mp_valid;
+
+static void fw_log(void *ctx, const char *line)
+{
+	(void)ctx;
+	pr_info("%s\n", line);
+}
+
+/* Firmware tables: ACPI (MADT) preferred, the MP table otherwise. */
+static const struct fw_platform *firmware_discover(void)
+{
+	int a, m;
+
+	fw_window_init(&fw_win);
+	fw_window_add_legacy_bios(&fw_win, bda_copy);
+	for (unsigned int i = 0; i < boot_info.nr_regions; i++) {
+		const struct mem_region *r = &boot_info.regions[i];
+		if (r->type != 1 && r->base < 0xC0000000ull && r->base >= 0x100000ull)
+			fw_window_add_identity(&fw_win, (uint32_t)r->base, (uint32_t)r->len);
+	}
+	a = acpi_parse(&fw_win, &fw_acpi);
+	m = mptable_parse(&fw_win, &fw_mp);
+	fw_mp_valid = m == 0;
+	pirtable_parse(&fw_win, &fw_pir);
+	if (a == 0 && fw_acpi.acpi.madt_found) {
+		fw_platform_print(&fw_acpi, fw_log, NULL);
+		return &fw_acpi;
+	}
+	if (m == 0) {
+		fw_platform_print(&fw_mp, fw_log, NULL);
+		return &fw_mp;
+	}
+	return NULL;
+}
+
+/* Route every PCI function's INTx pin and register its line with the interrupt controller. */
+static void pci_routing_setup(void)
+{
+	bool ioapic = x86_irq_mode() == X86_IRQ_MODE_IOAPIC;
+
+	pci_route_set_gsi_resolver(ioapic_resolve_gsi, NULL);
+	/* Only the MP table lists PCI interrupts; with ACPI alone the $PIR path uses the MADT. */
+	pci_route_all(fw_mp_valid ? &fw_mp : &fw_acpi, &fw_pir, ioapic);
+	for (unsigned int i = 0; i < pci_device_count(); i++) {
+		struct pci_dev *d = pci_device_at(i);
+		if (d && d->route.source != PCI_ROUTE_NONE)
+			x86_setup_pci_line(d->route.line, d->route.level, d->route.active_low);
+	}
+}
+
 void kmain(uint32_t magic, uint32_t mbi_phys)
 {
 	int mb_err;
@@ -77,18 +134,22 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 		panic("kmain: %s", boot_info.problem);
 	boot_info_print();
 	params_parse(boot_info.cmdline);
+	memcpy(bda_copy, (const void *)0x400, FW_BDA_SIZE);
 	paging_init();
 	heap_setup();
 
 	irq_core_init();
 	i8259_init();
 	i8259_register_lines();
+	x86_interrupt_setup(firmware_discover(), apic_noapic);
 	if (tsc_calibrate())
 		printk_set_clock(tsc_ns);
 	x86_time_init(param_hz);
+	lapic_timer_init();
 	pci_init();
+	pci_routing_setup();
 	cpu_sti();
-	uart_irq_init(UART_ISA_IRQ);
+	uart_irq_init((unsigned int)isa_irq_to_line(UART_ISA_IRQ));
 
 	fault_apply_boot();
 	pr_info("boot: complete in %u ms\n", (unsigned int)(ktime_get_ns() / 1000000u));

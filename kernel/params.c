@@ -15,6 +15,7 @@
 #include <kernel/string.h>
 #include <kernel/fault.h>
 #include <drivers/pci.h>
+#include <asm/apic.h>
 
 #define LOGLEVEL_MAX 8          /* loglevel=8 shows debug messages too */
 #define DEBUGEXIT_DEFAULT_PORT 0xF4  /* our isa-debug-exit iobase in the Makefile and tests */
@@ -91,6 +92,10 @@ static const struct cmdline_param table[] = {
 	  "selftest=all|list|SUITE[,SUITE...]: run in-kernel selftests after boot, print KTAP" },
 	{ "fault", CMDLINE_VALUE, fault_param, NULL,
 	  "fault=NAME[:ARG][,NAME[:ARG]...]: inject these faults at the end of boot (`inject` lists them)" },
+	{ "noapic", CMDLINE_FLAG, apic_param_noapic, NULL,
+	  "noapic: do not use the IOAPIC; the 8259 PIC delivers device interrupts" },
+	{ "nolapic_timer", CMDLINE_FLAG, apic_param_nolapic_timer, NULL,
+	  "nolapic_timer: do not use the local APIC timer as the tick device" },
 	{ "pci_route", CMDLINE_VALUE, pci_param_route, NULL,
 	  "pci_route=auto|mptable|pir|line: PCI INTx routing source (default auto: MP table, $PIR, Interrupt Line)" },
 	{ "crash", CMDLINE_VALUE, set_crash, NULL,

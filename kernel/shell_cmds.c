@@ -26,6 +26,7 @@
 #include <kernel/cmdline.h>
 #include <drivers/serial.h>
 #include <drivers/pci.h>
+#include <asm/apic.h>
 
 #define KBC_STATUS      0x64   /* 8042 keyboard controller status/command */
 #define KBC_IBF         0x02   /* input buffer full: controller busy */
@@ -173,6 +174,12 @@ static int cmd_selftest(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_apic(int argc, char **argv)
+{
+	(void)argc; (void)argv;
+	return apic_print_routes();
+}
+
 static const struct shell_command commands[] = {
 	{ "help", "help", "list the commands", cmd_help },
 	{ "uptime", "uptime", "time since boot, timer ticks and their rate", cmd_uptime },
@@ -183,6 +190,7 @@ static const struct shell_command commands[] = {
 	{ "selftest", "selftest all|list|SUITE[,SUITE]", "run in-kernel selftests (KTAP output)", cmd_selftest },
 	{ "lspci", "lspci [-v]", "PCI functions, BARs, capabilities, IRQ routes", pci_cmd_lspci },
 	{ "routes", "routes", "PCI INTx routing table and PIRQ router registers", pci_cmd_routes },
+	{ "apic", "apic", "interrupt mode, local APIC and IOAPIC redirection entries", cmd_apic },
 	{ "inject", "inject [NAME[:ARG] | off NAME]", "list, inject or clear faults", fault_cmd_inject },
 	{ "crash", "crash de|ud|gp|pf|bp|nmi", "raise a CPU exception to see how it is reported", cmd_crash },
 	{ "reboot", "reboot", "reset the machine", cmd_reboot },

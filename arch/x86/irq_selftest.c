@@ -13,6 +13,7 @@
 #include <irq/stats.h>
 #include <time/time.h>
 #include <kernel/selftest.h>
+#include <time/clockevent.h>
 #include <kernel/printk.h>
 #include <kernel/string.h>
 #include <drivers/serial.h>
@@ -110,6 +111,9 @@ static int find_action(const char *name, struct irq_action_stats *out)
 SELFTEST(irq, timer_handler_runs_at_the_configured_rate)
 {
 	struct irq_action_stats a0, a1;
+	struct clock_event_device *tick = clockevent_current();
+	/* The PIT's handler is a kernel/irq action; the LAPIC timer uses a system vector. */
+	bool pit = tick && strcmp(tick->name, "pit") == 0;
 	int line = find_action("timer", &a0);
 	uint64_t j0 = jiffies_read(), t0 = tsc_ns(), elapsed, expected, ticks, calls;
 
@@ -129,6 +133,6 @@ SELFTEST(irq, timer_handler_runs_at_the_configured_rate)
 		     ticks * 100 <= expected * (100 + RATE_TOLERANCE_PCT) + 100,
 		  "%llu ticks, expected %llu +-%d%%", (unsigned long long)ticks,
 		  (unsigned long long)expected, RATE_TOLERANCE_PCT);
-	ST_EXPECT(t, calls >= ticks, "%llu handler calls for %llu ticks", (unsigned long long)calls,
+	ST_EXPECT(t, !pit || calls >= ticks, "%llu handler calls for %llu ticks", (unsigned long long)calls,
 		  (unsigned long long)ticks);
 }

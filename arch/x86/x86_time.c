@@ -10,6 +10,7 @@
 #include <asm/pit.h>
 #include <asm/tsc.h>
 #include <asm/x86_time.h>
+#include <asm/apic.h>
 #include <irq/interrupt.h>
 #include <time/time.h>
 #include <time/clockevent.h>
@@ -107,9 +108,11 @@ static irqreturn_t pit_interrupt(unsigned int irq, void *dev_id)
 void x86_time_init(uint32_t hz)
 {
 	uint64_t khz = tsc_hz() / 1000;
-	unsigned int line = PIT_IRQ;
+	int isa_line = isa_irq_to_line(PIT_IRQ);
+	unsigned int line = isa_line >= 0 ? (unsigned int)isa_line : PIT_IRQ;
 	int err;
 
+	time_init(hz);
 	if (khz) {
 		tsc_clocksource.mult = (uint32_t)((NSEC_PER_SEC << TSC_SHIFT) / tsc_hz());
 		clocksource_register(&tsc_clocksource);
@@ -122,5 +125,4 @@ void x86_time_init(uint32_t hz)
 	if (err)
 		panic("x86_time_init: cannot get the timer's IRQ %u: %s", line, errno_name(err));
 	clockevent_register(&pit_clockevent);
-	time_init(hz);
 }

@@ -31,9 +31,13 @@ REQUIRED = {
 ICOUNT_SHIFT = 4   # guest time independent of host load: the timer-rate case compares timings
 
 
-@pytest.fixture(scope="module")
-def ktap_run():
-    g = Guest(append="selftest=all debugexit", icount=ICOUNT_SHIFT)
+# IOAPIC mode with the LAPIC timer (the default), and the 8259 with the PIT (noapic nolapic_timer).
+CONFIGS = ["", "noapic nolapic_timer"]
+
+
+@pytest.fixture(scope="module", params=CONFIGS, ids=["ioapic", "pic"])
+def ktap_run(request):
+    g = Guest(append=f"selftest=all debugexit {request.param}", icount=ICOUNT_SHIFT)
     try:
         code = g.wait_exit(300)
         yield code, g.log, parse_ktap(g.lines())
