@@ -29,7 +29,12 @@
 /* ---- time_port.h ---- */
 unsigned long time_port_irq_save(void) { return irq_save_flags(); }
 void time_port_irq_restore(unsigned long flags) { irq_restore_flags(flags); }
-void time_port_idle(void) { cpu_sti_hlt(); }
+/* Wait for the next interrupt and return with interrupts off again, as time_port.h requires. */
+void time_port_idle(void)
+{
+	cpu_sti_hlt();
+	cpu_cli();
+}
 
 void time_port_log(int level, const char *fmt, ...)
 {
