@@ -1,0 +1,88 @@
+/*
+ * ata_hw.c - the services drivers/ata asks of the kernel (ata_internal.h,
+ * "Services"): port I/O (asm/io.h), the clock and delays (kernel/time),
+ * interrupt masking on our CPU, idling until an interrupt or a deadline,
+ * and the IRQ defences of kernel/irq. The host unit tests replace this
+ * file with a simulated IDE device and a virtual clock.
+ */
+#include "ata_internal.h"
+#include <asm/cpu.h>
+#include <asm/io.h>
+#include <time/time.h>
+
+#define US_PER_MS 1000u
+
+uint8_t ata_hw_inb(uint16_t port) { return inb(port); }
+void ata_hw_outb(uint16_t port, uint8_t value) { outb(port, value); }
+void ata_hw_insw(uint16_t port, void *buf, size_t words) { insw(port, buf, (uint32_t)words); }
+void ata_hw_outsw(uint16_t port, const void *buf, size_t words) { outsw(port, buf, (uint32_t)words); }
+uint64_t ata_hw_now_ns(void) { return ktime_get_ns(); }
+void ata_hw_delay_us(unsigned int us) { udelay(us); }
+unsigned long ata_hw_irq_save(void) { return irq_save_flags(); }
+void ata_hw_irq_restore(unsigned long flags) { irq_restore_flags(flags); }
+
+void ata_hw_sleep_ms(unsigned int ms)
+{
+	/* Before the tick runs msleep cannot sleep; busy-wait on the clock source then. */
+	if (msleep(ms))
+		udelay(ms * US_PER_MS);
+}
+
+/* One wake-up timer per channel: in tickless mode nothing else may end the idle in time. */
+static struct timer wake_timer[ATA_MAX_CHANNELS];
+
+static void wake_up(struct timer *t)
+{
+	(void)t;   /* the timer interrupt itself ends time_idle() */
+}
+
+void ata_hw_wait(struct ata_channel *ch, uint64_t deadline_ns)
+{
+	struct timer *t = &wake_timer[ch->index % ATA_MAX_CHANNELS];
+
+	if (!t->fn)
+		timer_setup(t, wake_up, ch);
+	timer_mod(t, deadline_ns, 0);
+	time_idle();          /* sti; hlt; returns with interrupts disabled again */
+}
+
+/*
+ * The defences of issue 4 (kernel/irq/spurious.c): every interrupt a
+ * command waits for is bracketed in ata_core.c's open_phase/close_phase and
+ * reaches the core only through these three functions. The core's entry
+ * points are referenced weakly: in a kernel built without them the
+ * brackets are only counted (ata_stats) and a lost interrupt costs the
+ * driver's own ATA_IRQ_WAIT_MS; once kernel/irq provides them they are
+ * called, and a prototype in <irq/interrupt.h> that disagreed with these
+ * would stop the build.
+ */
+extern struct irq_expect *init_irq_expect(unsigned int irq, void *dev_id) __attribute__((weak));
+extern void expect_irq(struct irq_expect *exp) __attribute__((weak));
+extern void unexpect_irq(struct irq_expect *exp, bool timedout) __attribute__((weak));
+extern void watch_irq(unsigned int irq, void *dev_id) __attribute__((weak));
+
+bool ata_hw_expect_init(struct ata_channel *ch)
+{
+	if (!init_irq_expect || !expect_irq || !unexpect_irq || ch->line < 0)
+		return false;
+	ch->expect = init_irq_expect((unsigned int)ch->line, ch);
+	return ch->expect != NULL;
+}
+
+void ata_hw_expect(struct ata_channel *ch)
+{
+	if (ch->expect)
+		expect_irq(ch->expect);
+}
+
+void ata_hw_unexpect(struct ata_channel *ch, bool timedout)
+{
+	if (ch->expect)
+		unexpect_irq(ch->expect, timedout);
+}
+
+void ata_hw_watch(struct ata_channel *ch)
+{
+	if (watch_irq && ch->irq_requested)
+		watch_irq((unsigned int)ch->line, ch);
+}
