@@ -161,6 +161,8 @@ static int setup_atapi(struct ata_device *dev)
 int ata_identify_channel(struct ata_channel *ch)
 {
 	uint16_t words[ATA_ID_WORDS];
+	uint8_t mid[ATA_DEVICES_PER_CHANNEL] = { 0 }, high[ATA_DEVICES_PER_CHANNEL] = { 0 };
+	enum ata_class guess[ATA_DEVICES_PER_CHANNEL];
 	int found = 0;
 
 	if (ata_read_alt_status(ch) == ATA_SR_FLOATING) {
@@ -168,18 +170,22 @@ int ata_identify_channel(struct ata_channel *ch)
 		return 0;
 	}
 	ata_reset_raw(ch);
+	/*
+	 * Both signatures first: both devices latch every register write, so
+	 * the first command to device 0 would overwrite device 1's signature.
+	 */
+	for (unsigned int slot = 0; slot < ATA_DEVICES_PER_CHANNEL; slot++)
+		guess[slot] = detect(ch, slot, &mid[slot], &high[slot]);
 	for (unsigned int slot = 0; slot < ATA_DEVICES_PER_CHANNEL; slot++) {
 		struct ata_device *dev = &ch->dev[slot];
-		uint8_t mid = 0, high = 0;
-		enum ata_class guess = detect(ch, slot, &mid, &high);
 		int err;
 
 		dev->cls = ATA_CLASS_NONE;
-		if (guess == ATA_CLASS_NONE)
+		if (guess[slot] == ATA_CLASS_NONE)
 			continue;
-		if (identify(dev, guess, words) || ata_parse_identify(words, &dev->id)) {
+		if (identify(dev, guess[slot], words) || ata_parse_identify(words, &dev->id)) {
 			pr_warn("%s: device %u (signature %02x/%02x) gave no usable IDENTIFY data; not used\n",
-				ch->name, slot, mid, high);
+				ch->name, slot, mid[slot], high[slot]);
 			continue;
 		}
 		dev->cls = dev->id.atapi ? ATA_CLASS_ATAPI : ATA_CLASS_ATA;
