@@ -78,6 +78,8 @@ enum ata_tunables {
 	ATAPI_BYTE_COUNT_LIMIT = 63488,
 	/* PACKET commands repeated after UNIT ATTENTION (medium changed, reset) before giving up. */
 	ATAPI_UNIT_ATTENTION_RETRIES = 3,
+	/* TEST UNIT READYs while revalidating a disc: "not ready" then UNIT ATTENTION after a change. */
+	ATAPI_READY_TRIES = 3,
 	/* Lost interrupts reported one by one per channel before the reports are rate-limited. */
 	ATA_LOST_REPORT_BURST = 3,
 	/* After the burst, at most one lost-interrupt report per this many ms (with a count). */

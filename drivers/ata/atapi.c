@@ -97,7 +97,7 @@ int atapi_packet(struct ata_device *dev, const uint8_t *cdb, const char *name, v
 		if (!quiet)
 			pr_err("%s: %s failed: %s\n", dev->name, name, msg);
 		if (err == -ENOMEDIUM)
-			dev->sectors = 0;
+			dev->sectors = dev->blk.nr_blocks = 0;   /* the next access revalidates */
 		return err ? err : -EIO;
 	}
 	pr_err("%s: %s: still UNIT ATTENTION after %u tries\n", dev->name, name,
@@ -166,13 +166,26 @@ static int cd_blk_read(struct blk_dev *blk, uint64_t lba, uint32_t count, void *
 	return atapi_rw(blk->driver_data, lba, count, buf, false);
 }
 
+/*
+ * cd_blk_revalidate - find out whether a disc is there and how big. After
+ * a disc change drives answer "not ready" and then UNIT ATTENTION before
+ * they work again (QEMU does exactly that, MMC-5 4.1.6), so TEST UNIT
+ * READY is repeated a few times before READ CAPACITY.
+ */
 static int cd_blk_revalidate(struct blk_dev *blk)
 {
+	static const uint8_t tur[ATAPI_PACKET_BYTES] = { SCSI_TEST_UNIT_READY };
 	struct ata_device *dev = blk->driver_data;
-	int err = atapi_read_capacity(dev);
+	int err = -ENOMEDIUM;
 
+	for (unsigned int i = 0; i < ATAPI_READY_TRIES && (err == -ENOMEDIUM || err == -EAGAIN); i++)
+		err = atapi_packet(dev, tur, "TEST UNIT READY", NULL, 0, false, true);
+	if (err >= 0)
+		err = atapi_read_capacity(dev);
+	else
+		dev->sectors = 0;
 	blk->nr_blocks = dev->sectors;
-	return err;
+	return err < 0 ? err : 0;
 }
 
 static const struct blk_ops atapi_ops = {

@@ -1,0 +1,298 @@
+"""The PIO ATA/ATAPI driver (drivers/ata) end to end in QEMU.
+
+Every data check is done here on the host against the image file, never by
+the kernel grading itself: the kernel prints CRC-32s of what it read, which
+are compared with zlib.crc32 over the same bytes of the image, and what the
+kernel wrote (the seeded pattern of docs/ata.md) is checked sector by sector
+with diskimg.py's own implementation after QEMU has exited, together with
+every sector outside the written range. Images are small (a few MiB; the
+LBA48 disk is sparse), so each case boots in a second or two.
+"""
+import os
+import re
+
+import pytest
+
+import diskimg
+from irqkit_qemu import EXIT_HALT, ISO, ROOT
+
+MIB = 1 << 20
+SECTOR = diskimg.SECTOR
+DISK_BYTES = 4 * MIB
+DISK_SECTORS = DISK_BYTES // SECTOR
+CRC_RX = re.compile(r"crc32 (\w+) (\d+)\+(\d+) = ([0-9a-f]{8}) ")
+STATS_RX = re.compile(r"^ata0: .*\n(?:  .*\n)*?  stats: (.*)$", re.M)
+
+
+def _wired():
+    with open(os.path.join(ROOT, "kernel", "shell_cmds.c")) as f:
+        shell = f.read()
+    with open(os.path.join(ROOT, "kernel", "main.c")) as f:
+        main = f.read()
+    return "ata_cmd" in shell and "blk_cmd" in shell and "ata_init" in main
+
+
+pytestmark = pytest.mark.skipif(not _wired(), reason="ata_init()/ata_cmd/blk_cmd are not wired "
+                                "into kmain and the shell table yet (see docs/ata.md)")
+
+
+# -- helpers ------------------------------------------------------------------------------
+def drive(path, index=0):
+    return ["-drive", f"file={path},format=raw,if=ide,index={index}"]
+
+
+def random_disk(tmp_path, name="disk.img", size=DISK_BYTES, seed=1):
+    path = str(tmp_path / name)
+    return path, diskimg.make_random_image(path, size, seed)
+
+
+def boot(guest_factory, extra, append="debugexit"):
+    g = guest_factory(append=append, extra=extra)
+    g.wait_shell(90)
+    return g
+
+
+def crc_line(out):
+    m = CRC_RX.search(out)
+    assert m, out
+    return m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4), 16)
+
+
+def kernel_crc(g, cmd, timeout=60):
+    return crc_line(g.command(cmd, timeout))[3]
+
+
+def ata_stats(g, channel="ata0"):
+    out = g.command("ata")
+    m = re.search(rf"^{channel}: .*?\n(?:  .*\n)*?  stats: (.*)$", out, re.M)
+    assert m, out
+    return {k: int(v) for k, v in (kv.split("=") for kv in m.group(1).split())}
+
+
+def irqs_row(g, line):
+    for row in g.command("irqs").split("\n"):
+        f = row.split()
+        if len(f) >= 10 and f[0] == str(line):
+            return {"delivered": int(f[1]), "handled": int(f[2]), "unhandled": int(f[3]),
+                    "polled": int(f[5]), "actions": " ".join(f[9:])}
+    return None
+
+
+def halt(g):
+    g.command("ata flush")
+    g.send("halt\r")
+    assert g.wait_exit(30) == EXIT_HALT
+
+
+# -- reading ---------------------------------------------------------------------------------
+def test_crc_of_regions_matches_the_image_file_including_the_last_sector(guest_factory, tmp_path):
+    path, _ = random_disk(tmp_path)
+    g = boot(guest_factory, drive(path))
+    regions = [(0, 1), (1, 255), (200, 300), (DISK_SECTORS - 1, 1), (DISK_SECTORS - 300, 300),
+               (0, DISK_SECTORS)]
+    for lba, count in regions:
+        want = diskimg.crc_of(path, lba * SECTOR, count * SECTOR)
+        assert kernel_crc(g, f"ata crc {lba} {count}") == want, (lba, count)
+        assert kernel_crc(g, f"blk crc hda {lba} {count}") == want, (lba, count)
+
+
+def test_every_read_command_form_reads_the_same_bytes(guest_factory, tmp_path):
+    """READ MULTIPLE, READ SECTORS and their EXT forms over a region that spans two commands."""
+    path, _ = random_disk(tmp_path)
+    g = boot(guest_factory, drive(path))
+    want = diskimg.crc_of(path, 4000 * SECTOR, 400 * SECTOR)
+    assert "multiple 16" in g.command("ata")
+    for setting in ["", "ata set hda lba48 on", "ata set hda multiple 0", "ata set hda lba48 off",
+                    "ata set hda multiple 4", "ata set hda multiple 16"]:
+        if setting:
+            assert "hda:" in g.command(setting)
+        assert kernel_crc(g, "ata crc 4000 400") == want, setting
+
+
+def test_boot_cd_read_through_atapi_matches_the_iso(guest_factory):
+    g = boot(guest_factory, ["-cdrom", ISO])
+    blocks = os.path.getsize(ISO) // diskimg.CD_BLOCK
+    out = g.command("ata")
+    assert re.search(rf"hdc: ATAPI CD-ROM \"QEMU DVD-ROM\", {blocks} blocks of 2048 bytes", out), out
+    assert kernel_crc(g, f"blk crc hdc 0 {blocks}", 120) == diskimg.crc_of(ISO)
+    assert kernel_crc(g, f"ata crc hdc {blocks - 1} 1") == \
+        diskimg.crc_of(ISO, (blocks - 1) * diskimg.CD_BLOCK, diskimg.CD_BLOCK)
+
+
+# -- writing under healthy and broken interrupt delivery ------------------------------------------
+# name: (append, QEMU extra, shell command before the write, expect the interrupts to be lost)
+SCENARIOS = {
+    "healthy": ("", [], None, False),
+    "drop-100": ("fault=ata-drop:100", [], None, True),
+    "drop-30": ("", [], "inject ata-drop:30", True),
+    "masked-pin": ("", [], "inject ata-mask", True),
+    "pic-mode": ("noapic", [], None, False),
+    "pic-mode-masked": ("noapic", [], "inject ata-mask", True),
+    "no-acpi": ("", ["-no-acpi"], None, False),
+}
+PATTERN_LBA, PIECE, PIECES = 1000, 15, 8      # 8 commands of one 15-sector DRQ block each
+PATTERN_COUNT = PIECE * PIECES
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_pattern_written_is_right_on_the_host_and_nothing_else_changed(guest_factory, tmp_path,
+                                                                         scenario):
+    append, extra, before, lossy = SCENARIOS[scenario]
+    seed = 0x5EED0000 + len(scenario)
+    path, original = random_disk(tmp_path, seed=len(scenario))
+    g = boot(guest_factory, drive(path) + extra, ("debugexit " + append).strip())
+    if before:
+        assert "INJECTED" in g.command(before)
+    for i in range(PIECES):
+        lba = PATTERN_LBA + i * PIECE
+        out = g.command(f"ata write-pattern {seed} {lba} {PIECE}", 60)
+        assert re.search(rf"write-pattern hda {lba}\+{PIECE} seed {seed:#010x}: ok", out), out
+    # read it back piece by piece too, so the lossy cases lose interrupts on reads as well
+    for i in range(PIECES):
+        lba = PATTERN_LBA + i * PIECE
+        assert kernel_crc(g, f"ata crc {lba} {PIECE}", 60) == zlib_crc_of_pattern(seed, lba, PIECE)
+    stats = ata_stats(g)
+    if lossy:
+        assert stats["lost"] > 0 or irqs_row(g, 14)["polled"] > 0, stats
+    else:
+        assert stats["lost"] == 0 and stats["timeouts"] == 0, stats
+    assert stats["errors"] == 0, stats
+    halt(g)
+    assert diskimg.bad_pattern_blocks(path, seed, PATTERN_LBA, PATTERN_COUNT) == []
+    assert diskimg.changed_ranges(path, original, PATTERN_LBA, PATTERN_COUNT) == []
+
+
+def zlib_crc_of_pattern(seed, lba, count):
+    import zlib
+    crc = 0
+    for i in range(count):
+        crc = zlib.crc32(diskimg.pattern_block(seed, lba + i), crc)
+    return crc
+
+
+def test_lba48_reaches_above_2_to_the_28_on_a_sparse_130_gib_disk(guest_factory, tmp_path):
+    size = 130 << 30
+    path = str(tmp_path / "big.img")
+    diskimg.make_sparse_image(path, size)
+    high = (1 << 28) + 4321
+    cross = (1 << 28) - 8                       # one command across the 28-bit limit
+    marker = os.urandom(16 * SECTOR)
+    diskimg.write_at(path, (high + 100) * SECTOR, marker)
+    g = boot(guest_factory, drive(path))
+    assert re.search(rf"hda: ATA disk \"QEMU HARDDISK\" .*: {size // SECTOR} sectors .*LBA48",
+                     "\n".join(g.lines())), g.log
+    assert kernel_crc(g, f"ata crc {high + 100} 16") == diskimg.crc_of(path, (high + 100) * SECTOR,
+                                                                        16 * SECTOR)
+    assert "ok" in g.command(f"ata write-pattern 48 {high} 64")
+    assert "ok" in g.command(f"ata write-pattern 28 {cross} 16")
+    assert "ok" in g.command(f"ata write-pattern 99 {size // SECTOR - 3} 3")
+    halt(g)
+    assert diskimg.bad_pattern_blocks(path, 48, high, 64) == []
+    assert diskimg.bad_pattern_blocks(path, 28, cross, 16) == []
+    assert diskimg.bad_pattern_blocks(path, 99, size // SECTOR - 3, 3) == []
+    # the neighbours stayed as they were (zeros of the sparse file, and the marker)
+    assert diskimg.read_at(path, (high - 1) * SECTOR, SECTOR) == bytes(SECTOR)
+    assert diskimg.read_at(path, (high + 64) * SECTOR, SECTOR) == bytes(SECTOR)
+    assert diskimg.read_at(path, (high + 100) * SECTOR, 16 * SECTOR) == marker
+    # the same LBA modulo 2^28 was not hit by a truncated address
+    assert diskimg.read_at(path, 4321 * SECTOR, 64 * SECTOR) == bytes(64 * SECTOR)
+
+
+# -- failures that must be reported, not hang ---------------------------------------------------------
+def test_an_absent_disk_is_reported_and_the_shell_stays_usable(guest_factory):
+    g = boot(guest_factory, [])
+    log = "\n".join(g.lines())
+    assert re.search(r"ata: \d+ devices?", log), log
+    out = g.command("ata")
+    assert "hda: none" in out, out
+    assert "no ATA disk found" in g.command("ata crc 0 1")
+    assert "no block device 'hda'" in g.command("blk crc hda 0 1")
+    assert "no device hdb" in g.command("ata crc hdb 0 1")
+    assert re.search(r"up \d+\.\d{3} s", g.command("uptime"))
+
+
+def test_commands_the_device_refuses_are_reported_decoded(guest_factory, tmp_path):
+    path, _ = random_disk(tmp_path)
+    g = boot(guest_factory, drive(path) + ["-cdrom", ISO])
+    out = g.command(f"ata raw hda read {DISK_SECTORS} 1")
+    assert "ABRT: command aborted" in out and "refused: EIO" in out, out
+    out = g.command(f"ata raw hda write {DISK_SECTORS + 5} 2")
+    assert "ABRT: command aborted" in out and "refused" in out, out
+    out = g.command("ata raw hdc write 0 1")
+    assert "ILLEGAL REQUEST: invalid command operation code (sense 5/20/00)" in out, out
+    out = g.command(f"ata raw hdc read {os.path.getsize(ISO) // 2048} 1")
+    assert "ILLEGAL REQUEST: logical block address out of range" in out, out
+    assert "EROFS" in g.command("blk write-pattern hdc 1 0 1")
+    assert "outside the device" in g.command(f"ata crc {DISK_SECTORS} 1")
+    # nothing was retried or reset for a refusal, and the devices still work
+    stats = ata_stats(g)
+    assert stats["retries"] == 0 and stats["timeouts"] == 0, stats
+    assert kernel_crc(g, f"ata crc {DISK_SECTORS - 8} 8") == \
+        diskimg.crc_of(path, (DISK_SECTORS - 8) * SECTOR, 8 * SECTOR)
+    assert kernel_crc(g, "blk crc hdc 0 4") == diskimg.crc_of(ISO, 0, 4 * 2048)
+
+
+def test_software_reset_keeps_the_disk_working_with_multiple_mode(guest_factory, tmp_path):
+    path, _ = random_disk(tmp_path)
+    g = boot(guest_factory, drive(path))
+    assert "software reset ok" in g.command("ata reset")
+    assert "multiple 16" in g.command("ata")
+    assert kernel_crc(g, "ata crc 0 100") == diskimg.crc_of(path, 0, 100 * SECTOR)
+    assert ata_stats(g)["resets"] == 2      # the probe's and ours
+
+
+def test_an_ejected_cd_says_no_medium_and_a_new_one_is_read(guest_factory):
+    g = boot(guest_factory, ["-cdrom", ISO])
+    assert kernel_crc(g, "blk crc hdc 0 1") == diskimg.crc_of(ISO, 0, 2048)
+    g.qmp_cmd("eject", device="ide1-cd0", force=True)
+    out = g.command("blk crc hdc 0 1")
+    assert "ENOMEDIUM" in out or "medium not present" in out, out
+    g.qmp_cmd("blockdev-change-medium", device="ide1-cd0", filename=ISO, format="raw")
+    assert kernel_crc(g, "blk crc hdc 16 2") == diskimg.crc_of(ISO, 16 * 2048, 2 * 2048)
+
+
+# -- what the interrupt layer sees -----------------------------------------------------------------------
+def test_healthy_interrupts_complete_every_phase_and_the_line_is_not_polled(guest_factory, tmp_path):
+    path, _ = random_disk(tmp_path)
+    g = boot(guest_factory, drive(path))
+    g.command("ata crc 0 2048")
+    g.command("ata write-pattern 1 0 512")
+    stats = ata_stats(g)
+    assert stats["lost"] == 0 and stats["brackets_timed_out"] == 0, stats
+    assert stats["serviced"] >= (2048 + 512) // 16, stats
+    row = irqs_row(g, 14)
+    assert row and "ata0" in row["actions"], row
+    assert row["polled"] == 0 and row["handled"] >= stats["serviced"], row
+
+
+def test_lost_interrupts_are_named_with_irq_14_and_the_ata_driver(guest_factory, tmp_path):
+    path, _ = random_disk(tmp_path)
+    g = boot(guest_factory, drive(path), "debugexit fault=ata-drop:100")
+    assert kernel_crc(g, "ata crc 0 64") == diskimg.crc_of(path, 0, 64 * SECTOR)
+    report = g.command("irqs") + g.command("dmesg")
+    if "IRQ expecting on" in g.command("ata"):
+        # kernel/irq's health report (issue 4) names the line and the action
+        assert re.search(r"\b14\b.*ata0|ata0.*\b14\b", report), report
+    else:
+        assert re.search(r"ata0: lost interrupt: READ MULTIPLE .* IRQ 14 did not come", report), report
+
+
+def test_misvectored_interrupts_still_give_right_data_and_show_as_unowned(guest_factory, tmp_path):
+    path, _ = random_disk(tmp_path)
+    g = boot(guest_factory, drive(path))
+    out = g.command("inject ata-misvector")
+    assert "INJECTED" in out and "instead of 0x3e" in out, out
+    assert kernel_crc(g, "ata crc 0 64") == diskimg.crc_of(path, 0, 64 * SECTOR)
+    unowned = int(re.search(r"vectors nobody owns: (\d+)", g.command("irqs")).group(1))
+    assert unowned > 0
+    g.command("inject off ata-misvector")
+    lost = ata_stats(g)["lost"]
+    assert kernel_crc(g, "ata crc 64 64") == diskimg.crc_of(path, 64 * SECTOR, 64 * SECTOR)
+    assert ata_stats(g)["lost"] == lost       # delivered again
+
+
+def test_misvector_is_refused_in_pic_mode_with_the_reason(guest_factory, tmp_path):
+    path, _ = random_disk(tmp_path)
+    g = boot(guest_factory, drive(path), "debugexit noapic")
+    out = g.command("inject ata-misvector")
+    assert "needs IOAPIC mode" in out and "refused: EPERM" in out, out
