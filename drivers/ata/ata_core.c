@@ -144,16 +144,19 @@ static void service_pio_in(struct ata_channel *ch, struct ata_cmd *cmd, uint8_t 
 	uint32_t n = cmd->len - cmd->done < cmd->block_bytes ? cmd->len - cmd->done : cmd->block_bytes;
 	uint8_t alt;
 
+	bool more = n < cmd->len - cmd->done;
+
 	if (!(status & ATA_SR_DRQ) || n == 0) {
 		protocol_failure(ch, cmd, status);
 		return;
 	}
+	/* Expect before the transfer: the device starts on the next block as the last word goes. */
+	if (more)
+		open_phase(ch);
 	ata_hw_insw(reg(ch, ATA_REG_DATA), cmd->buf + cmd->done, n / WORD_BYTES);
 	cmd->done += n;
-	if (cmd->done < cmd->len) {
-		open_phase(ch);
+	if (more)
 		return;
-	}
 	settle(ch);
 	alt = ata_read_alt_status(ch);
 	if (alt & (ATA_SR_ERR | ATA_SR_DF))
@@ -177,8 +180,8 @@ static void service_pio_out(struct ata_channel *ch, struct ata_cmd *cmd, uint8_t
 		protocol_failure(ch, cmd, status);
 		return;
 	}
+	open_phase(ch);                 /* every block written is answered by an interrupt */
 	write_block(ch, cmd);
-	open_phase(ch);
 }
 
 /* packet_data - move one DRQ block of @bytes; the device decides the size. */
@@ -219,9 +222,9 @@ static void service_packet(struct ata_channel *ch, struct ata_cmd *cmd, uint8_t 
 		protocol_failure(ch, cmd, status);
 		return;
 	}
+	open_phase(ch);                 /* a data block is always followed by another interrupt */
 	packet_data(ch, cmd, bytes, !cmd->packet_to_device);
 	settle(ch);
-	open_phase(ch);
 }
 
 /* service - the device left BSY for the command in flight: do what it asks. */
@@ -380,13 +383,13 @@ static void send_first(struct ata_channel *ch, struct ata_cmd *cmd)
 	} else if (!(st & ATA_SR_DRQ)) {
 		protocol_failure(ch, cmd, st);
 	} else {
+		open_phase(ch);             /* before the device can start: it interrupts when done */
 		if (cmd->proto == ATA_PROTO_PACKET)
 			ata_hw_outsw(reg(ch, ATA_REG_DATA), cmd->packet, ATAPI_PACKET_BYTES / WORD_BYTES);
 		else
 			write_block(ch, cmd);
 		settle(ch);
 		cmd->state = ATA_CMD_WAITING;
-		open_phase(ch);
 	}
 	ata_hw_irq_restore(flags);
 }
