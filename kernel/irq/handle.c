@@ -103,6 +103,8 @@ void __irq_schedule_resend(struct irq_desc *desc)
 
 void __irq_enable_line(struct irq_desc *desc)
 {
+	if (desc->def.flood_off)
+		return;  /* off for flooding: the flood defence re-enables it (spurious.c) */
 	desc->status &= ~IRQS_DISABLED;
 	__irq_unmask(desc);
 	if (!(desc->status & IRQS_PENDING))
@@ -128,10 +130,10 @@ static void irq_resend_timer_fn(void *arg)
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 
-/* Poll timer: run the line's actions as a poll (for the defences). */
+/* Poll timer: the defences decide what to poll and when (poll.c). */
 static void irq_poll_timer_fn(void *arg)
 {
-	irq_poll_line(arg);
+	irq_poll_timer_expired(arg);
 }
 
 void irq_desc_timers_init(struct irq_desc *desc)
@@ -158,8 +160,8 @@ int irq_poll_line(struct irq_desc *desc)
 		ret = -IRQ_EBUSY;
 	} else if (!desc->action) {
 		ret = -IRQ_ENOENT;
-	} else if (desc->status & IRQS_DISABLED) {
-		ret = -IRQ_EAGAIN;
+	} else if (!__irq_polls_allowed(desc)) {
+		ret = -IRQ_EAGAIN;  /* disabled (a line off for flooding is polled instead) */
 	} else {
 		desc->status |= IRQS_POLLING;
 		ret = __handle_irq_event(desc, &flags);

@@ -9,7 +9,13 @@
  *   manage.c   driver API: request/free/enable/disable/synchronize
  *   chip.c     flow handlers (edge, level, fasteoi) and chip-call helpers
  *   handle.c   running the handlers, replay, polls, generic_handle_irq
- *   spurious.c note_interrupt: accounting, and where the defences plug in
+ *   spurious.c note_interrupt: accounting, the design essay of the three
+ *              defences, and the flood (spurious interrupt) defence
+ *   expect.c   IRQ expecting (expect tokens)
+ *   watch.c    IRQ watching
+ *   poll.c     the per-line poll timer: when to poll, irqfixup, irqpoll
+ *   policy.c   the profiles' tunables and the boot switches
+ *   health.c   announcements, reminders, the "IRQ health" summary
  *   stats.c    statistics for the shell
  *
  * Locking: each line has one lock, desc->lock, taken with interrupts
@@ -29,6 +35,7 @@
 #include "interrupt.h"
 #include "irq_config.h"
 #include "irqchip.h"
+#include "policy.h"
 #include "port.h"
 #include "stats.h"
 
@@ -48,6 +55,49 @@ struct irq_line_counters {
 	uint64_t unhandled;  /* by the run's owner, or under the lock when no action */
 	uint64_t spurious;   /* under the lock */
 	uint64_t polled;     /* by the run's owner */
+};
+
+/*
+ * The flood defence's accounting segment (spurious.c): written only by the
+ * owner of a run of the line's handlers (note_interrupt of an interrupt, not
+ * a poll), so it needs no lock; the runs of one line never overlap.
+ */
+struct irq_flood_segment {
+	uint64_t start_ns;           /* when the segment began */
+	uint32_t samples;            /* interrupts in it */
+	uint32_t unhandled;          /* of those, claimed by no action */
+	uint64_t last_unhandled_ns;  /* the latest unclaimed one (mainline's 100 ms rule) */
+};
+
+/*
+ * The defences' state of one line (issue 4). Fields are under desc->lock
+ * unless they say otherwise.
+ */
+struct irq_defence_line {
+	struct irq_flood_segment seg;  /* owner of the run only, see above */
+	bool flood_off;                /* disabled at the chip for flooding; polled instead */
+	bool flood_testing;            /* re-enabled to test; the next judged segment decides */
+	uint64_t flood_off_since_ns;   /* start of the current time off */
+	uint64_t flood_reenable_at_ns; /* the next re-enable test (IRQ_POLICY_FOREVER: none) */
+	uint64_t flood_backoff_ns;     /* the next time off (grows on failed tests, shrinks on good segments) */
+	uint32_t floods;               /* times the line was disabled for flooding, since boot */
+	uint32_t failed_tests;         /* re-enable tests that flooded again, this episode */
+	struct irq_health_episode storm;  /* the flood episode, for health reporting */
+	uint64_t poll_at_ns;           /* when the poll timer is armed for (0: not armed) */
+	/* The same for expect_irq's lock-free path, in one 32-bit word that
+	 * even a 32-bit CPU reads atomically (irq_poll_word_encode). Written
+	 * under the lock. */
+	uint32_t poll_at_word;
+	uint64_t last_poll_ns;         /* when the poll timer last polled the line */
+	uint64_t poll_gap_ns;          /* adaptive gap of the fast polls (poll_adaptive) */
+	uint64_t poll_arms;            /* times the poll timer was armed or moved */
+	uint64_t polls;                /* poll timer expiries */
+	unsigned int watching;         /* actions being watched (their counters are looked at on polls) */
+	/* Written by the run's owner without the lock: */
+	uint64_t polled_claims;        /* polls of the line that some action claimed */
+	bool last_claim_by_poll;       /* whether the latest claimed run was a poll */
+	uint64_t fixup_claims;         /* unclaimed interrupts elsewhere that this line's handlers claimed (irqfixup) */
+	uint64_t fixup_rescues;        /* unclaimed interrupts of this line that irqfixup found a claimer for */
 };
 
 /* One interrupt line. */
@@ -74,6 +124,8 @@ struct irq_desc {
 	 * the line's actions run through irq_poll_line(). Arm and cancel it
 	 * with irq_poll_schedule()/irq_poll_cancel(); the core never arms it. */
 	struct irq_port_timer poll_timer;
+	/* The defences' state (spurious.c, expect.c, watch.c, poll.c, health.c). */
+	struct irq_defence_line def;
 };
 
 /* The descriptor table (irqdesc.c). */
@@ -232,6 +284,154 @@ void irq_desc_timers_init(struct irq_desc *desc);
  * lock NOT held (take it to change the line's state), interrupts disabled.
  */
 void note_interrupt(struct irq_desc *desc, irqreturn_t ret);
+
+/* Expect token state bits (struct irq_expect::state, changed atomically). */
+#define IRQ_EXP_LIVE       0x0001u  /* bound to an action; cleared when it dies at free_irq */
+#define IRQ_EXP_EXPECTING  0x0002u  /* between expect_irq and unexpect_irq */
+#define IRQ_EXP_VERIFIED   0x0004u  /* deliveries by interrupt proved reliable: slow polling */
+#define IRQ_EXP_QUICK      0x0008u  /* tejun2010 quick mode: poll at poll_quick_ns */
+#define IRQ_EXP_USED       0x0010u  /* expected since the last poll (keeps the slow timer alive) */
+#define IRQ_EXP_DISTRUSTED 0x0020u  /* lost interrupts seen and not verified since: reported */
+#define IRQ_EXP_FIRST_POLL 0x0040u  /* the first poll of this expect has run */
+
+/* Watch state bits (struct irq_watch::flags, under the line's lock). */
+#define IRQ_WAT_WATCHING 0x0001u  /* polled (slowly) to check delivery */
+#define IRQ_WAT_POLLED   0x0002u  /* a poll found work the interrupt should have delivered */
+#define IRQ_WAT_WARY     0x0004u  /* a middling period: the longer wary period applies */
+#define IRQ_WAT_BAD      0x0008u  /* a bad period: watched (and polled) for good */
+
+/* Health causes are the IRQ_HEALTH_* bits of <irq/stats.h>. */
+
+/*
+ * The poll timer's expiry as one atomic 32-bit word: bit 0 set while armed,
+ * bits 1-31 the expiry in units of 2^IRQ_POLL_WORD_SHIFT ns (about 1 us),
+ * wrapping every 36 minutes. Comparisons use the wrapped difference, which
+ * is right for times less than 18 minutes apart; poll times are seconds
+ * ahead at most.
+ */
+#define IRQ_POLL_WORD_SHIFT 10
+#define IRQ_POLL_WORD_ARMED 1u
+
+static inline uint32_t irq_poll_word_encode(uint64_t at_ns)
+{
+	return (uint32_t)(at_ns >> IRQ_POLL_WORD_SHIFT) << 1 | IRQ_POLL_WORD_ARMED;
+}
+
+/* Whether @word says "armed, and fires by @deadline_ns" (up to one unit late). */
+static inline bool irq_poll_word_fires_by(uint32_t word, uint64_t deadline_ns)
+{
+	uint32_t deadline = irq_poll_word_encode(deadline_ns);
+
+	return (word & IRQ_POLL_WORD_ARMED) && (int32_t)(word - deadline) <= 0;
+}
+
+/* ---- policy.c ------------------------------------------------------------ */
+
+/* irq_defences_core_init - defences stopped, token pool empty (from irq_core_init). */
+void irq_defences_core_init(void);
+
+/* ---- spurious.c: the flood defence ---------------------------------------- */
+
+/* irq_defences_reset_line - forget the line's defence state (irq_core_init, last free_irq). Lock held or boot. */
+void irq_defences_reset_line(struct irq_desc *desc);
+
+/*
+ * __irq_flood_poll_due - the poll timer fired on a line: re-enable a line
+ * that was off for flooding when its back-off is over. Lock held.
+ */
+void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now);
+
+/* __irq_flood_deadline - when the flood defence wants the line polled (0: no need). Lock held. */
+uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now);
+
+/* ---- expect.c ------------------------------------------------------------ */
+
+/* __irq_expect_deadline - earliest poll the expect tokens of @action want (0: none). Lock held. */
+uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, uint64_t now);
+
+/* __irq_expect_mark_polled - the poll timer polled the line: expecting tokens had their first poll. Lock held. */
+void __irq_expect_mark_polled(struct irqaction *action);
+
+/* __irq_expect_age - after rescheduling at a poll: tokens not expecting lose their "in use" mark. Lock held. */
+void __irq_expect_age(struct irqaction *action);
+
+/* irq_expect_pool_init - every pooled token free again (irq_core_init). */
+void irq_expect_pool_init(void);
+
+/* __irq_expect_kill_all - the action leaves (free_irq): its tokens die. Lock held. */
+void __irq_expect_kill_all(struct irq_desc *desc, struct irqaction *action);
+
+/* ---- watch.c ------------------------------------------------------------- */
+
+/*
+ * __irq_watch_update - a poll of a line with watched actions ran: count the
+ * actions' deliveries since the last look, judge finished periods. Called
+ * by note_interrupt (the run's owner, so the counters are stable) with the
+ * lock held.
+ */
+void __irq_watch_update(struct irq_desc *desc, uint64_t now);
+
+/* __irq_watch_deadline - when watching @action wants the line polled (0: none). Lock held. */
+uint64_t __irq_watch_deadline(const struct irq_desc *desc, const struct irqaction *action, uint64_t now);
+
+/* __irq_watch_stop - the action leaves: stop watching it. Lock held. */
+void __irq_watch_stop(struct irq_desc *desc, struct irqaction *action);
+
+/* ---- poll.c -------------------------------------------------------------- */
+
+/* irq_poll_timer_expired - the line's poll timer fired (handle.c's callback). CONTEXT: timer context. */
+void irq_poll_timer_expired(struct irq_desc *desc);
+
+/*
+ * __irq_poll_reschedule - (re)arm the line's poll timer for the earliest
+ * time any defence wants it polled, or cancel it when none does. Lock held.
+ */
+void __irq_poll_reschedule(struct irq_desc *desc, uint64_t now);
+
+/* __irq_poll_gap - the gap of the next fast poll of a broken line (adaptive or fixed). Lock held. */
+uint64_t __irq_poll_gap(const struct irq_desc *desc, uint64_t base_ns);
+
+/*
+ * irq_fixup_try_others - irqfixup: an interrupt of @desc was unclaimed;
+ * poll every other line with shared actions. CONTEXT: the owner of @desc's
+ * run (note_interrupt), no lock held. RETURNS whether some handler claimed work.
+ */
+bool irq_fixup_try_others(struct irq_desc *desc);
+
+/* Hooks of manage.c: an action joined / is leaving the line. Lock held. */
+void __irq_defences_action_added(struct irq_desc *desc, struct irqaction *action);
+void __irq_defences_action_removed(struct irq_desc *desc, struct irqaction *action);
+
+/* __irq_polls_allowed - whether a poll may run the handlers: enabled, or off only for flooding. Lock held. */
+static inline bool __irq_polls_allowed(const struct irq_desc *desc)
+{
+	return !(desc->status & IRQS_DISABLED) || (desc->def.flood_off && desc->depth == 0);
+}
+
+/* ---- health.c ------------------------------------------------------------ */
+
+/*
+ * __irq_health_begin / __irq_health_end - an episode of running on polling
+ * starts (announced at once, naming the line, the driver and @why) or ends
+ * (recovery announced). @action is NULL for the line itself (storms).
+ * Lock held.
+ */
+void __irq_health_begin(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
+			unsigned int cause, const char *why, uint64_t now);
+void __irq_health_end(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
+		      const char *how, uint64_t now);
+
+/* __irq_health_remind - from the poll timer: remind of the line's episodes at the policy's low rate. Lock held. */
+void __irq_health_remind(struct irq_desc *desc, uint64_t now);
+
+/* irq_log_ms - @ns as milliseconds for messages (whole ms, rounded down). */
+static inline unsigned long long irq_log_ms(uint64_t ns)
+{
+	return (unsigned long long)(ns / IRQ_POLICY_MS);
+}
+
+/* irq_action_find - the action of @desc registered with @dev_id, or NULL. Lock held. */
+struct irqaction *__irq_action_find(struct irq_desc *desc, void *dev_id);
 
 /* ---- stats.c ------------------------------------------------------------- */
 

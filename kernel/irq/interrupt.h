@@ -43,7 +43,63 @@ typedef irqreturn_t (*irq_handler_t)(unsigned int irq, void *dev_id);
 #define IRQF_TRIGGER_LOW     0x0080u  /* level, active low */
 #define IRQF_TRIGGER_MASK    0x00F0u  /* 0 = keep the line's current type */
 
-struct irq_expect;  /* issue 4: an expect token (kernel/irq/spurious.c) */
+struct irq_desc;    /* one per line; private to kernel/irq (internals.h) */
+
+/*
+ * struct irq_health_episode - a stretch of time during which a line or an
+ * action runs on polling because its interrupts are not trustworthy
+ * (kernel/irq/health.c). Private to kernel/irq; complete here because it
+ * is embedded in struct irqaction.
+ */
+struct irq_health_episode {
+	bool active;               /* an episode is under way */
+	unsigned int cause;        /* IRQ_HEALTH_* of <irq/stats.h> */
+	uint64_t since_ns;         /* when it began */
+	uint64_t last_remind_ns;   /* when it was last announced or reminded of */
+	uint64_t polled_at_start;  /* completions by polling counted before it began */
+	uint32_t episodes;         /* episodes since boot */
+};
+
+/*
+ * struct irq_watch - IRQ watching state of one action (kernel/irq/watch.c).
+ * Private; under the line's lock.
+ */
+struct irq_watch {
+	unsigned int flags;        /* IRQ_WAT_* (internals.h) */
+	uint64_t started_ns;       /* start of the current watch period */
+	uint32_t nr_samples;       /* deliveries (by interrupt or poll) this period */
+	uint32_t nr_polled;        /* of those, found by a poll */
+	uint64_t seen_handled;     /* the action's counters when last looked at */
+	uint64_t seen_polled;
+};
+
+/*
+ * struct irq_expect - an expect token (kernel/irq/expect.c). Complete here
+ * only so that a driver can give init_irq_expect_static() storage
+ * ("static struct irq_expect ata_expect;"); every field is private.
+ * The state word is changed atomically (expect_irq/unexpect_irq run
+ * without a lock); the list link and the binding under the line's lock.
+ */
+struct irq_expect {
+	uint32_t magic;               /* IRQ_EXPECT_MAGIC once initialised */
+	uint32_t state;               /* IRQ_EXP_* (internals.h) */
+	struct irq_expect *next;      /* next token of the same action */
+	struct irq_desc *desc;        /* the line */
+	struct irqaction *action;     /* the action it is bound to; NULL once dead */
+	unsigned int irq;             /* line number, for messages */
+	uint64_t started_ns;          /* the latest expect_irq */
+	uint64_t latency_avg_ns;      /* moving average of interrupt-delivered latency (0: none yet) */
+	uint64_t first_poll_ns;       /* delay of the first poll after expect_irq while not verified */
+	uint32_t nr_good;             /* good deliveries towards the verify goal */
+	uint32_t nr_samples;          /* polled deliveries judged for quick mode (tejun2010) */
+	uint32_t nr_quick;            /* of those, found by the first poll */
+	uint64_t completions_irq;     /* completions delivered by interrupt */
+	uint64_t completions_polled;  /* completions delivered by a poll */
+	uint64_t timeouts;            /* unexpect_irq(..., true) */
+	uint32_t misuse;              /* misuses seen (rate-limits their reports) */
+	uint32_t pool_state;          /* pool bookkeeping (expect.c) */
+	uint32_t dead_seq;            /* order of death, for reusing pool tokens late */
+};
 
 /*
  * struct irqaction - one registered handler. It is complete here only so
@@ -64,11 +120,13 @@ struct irqaction {
 	uint64_t polled_handled;      /* polls of the line this action claimed */
 	uint64_t bad_returns;         /* returns other than IRQ_NONE/IRQ_HANDLED */
 	/*
-	 * Storage for the defences of issue 4 (expecting and watching), owned
-	 * by kernel/irq/spurious.c: the core zeroes it at request time and
-	 * never reads it.
+	 * Storage for the defences of issue 4 (expect.c, watch.c, health.c):
+	 * the core zeroes it at request time; it is under the line's lock.
 	 */
 	struct irq_expect *expects;   /* expect tokens bound to this action */
+	unsigned int nr_expects;      /* length of that list */
+	struct irq_watch watch;       /* IRQ watching */
+	struct irq_health_episode health;  /* lost interrupts seen by expecting or watching */
 };
 
 /*
@@ -139,9 +197,71 @@ void enable_irq(unsigned int irq);
  */
 void synchronize_irq(unsigned int irq);
 
+/* ==========================================================================
+ * Lost interrupts: IRQ expecting and IRQ watching (kernel/irq/expect.c,
+ * watch.c; the design essay is at the top of kernel/irq/spurious.c).
+ * Both poll the line's handlers through its poll timer, so a handler that
+ * uses them must cope with being called when its device has nothing to say
+ * (return IRQ_NONE), exactly like a shared handler.
+ * ========================================================================== */
+
 /*
- * Issue 4 (the defences) adds here: init_irq_expect(), expect_irq(),
- * unexpect_irq() and watch_irq(), implemented in kernel/irq/spurious.c.
+ * init_irq_expect - an expect token for the action registered on @irq with
+ * @dev_id, from the core's pool (IRQ_NR_EXPECTS tokens). An action may
+ * carry up to IRQ_EXPECTS_PER_ACTION tokens, each used independently (one
+ * per outstanding command slot, say). The token dies with its action at
+ * free_irq(); calls on it after that are reported and ignored.
+ * CONTEXT: thread context.
+ * RETURNS the token; NULL (with a message) when the pool is empty, there is
+ * no such line or action, or the action has its most tokens; NULL (logged
+ * once) while the defences are off (noirqdebug, or before they start). The
+ * calls below accept NULL and do nothing with it.
  */
+struct irq_expect *init_irq_expect(unsigned int irq, void *dev_id);
+
+/*
+ * init_irq_expect_static - like init_irq_expect(), in caller storage (for
+ * users with static memory only). @storage must stay valid until the
+ * action is freed and must not be a live token already.
+ * RETURNS @storage, or NULL as init_irq_expect() (and for NULL @storage).
+ */
+struct irq_expect *init_irq_expect_static(struct irq_expect *storage, unsigned int irq, void *dev_id);
+
+/*
+ * expect_irq - the device is about to raise an interrupt for an operation
+ * the driver started (call it before starting it). Until unexpect_irq(),
+ * the line is polled if the interrupt does not come: soon (from the
+ * latency this token has measured) while its interrupts are not trusted,
+ * slowly (poll_slow_ns) once they are verified.
+ * CONTEXT: any. Once verified and with the slow poll armed it takes no
+ * lock and arms no timer. Expecting twice without unexpect_irq() is
+ * reported (rate-limited) and restarts the expect.
+ */
+void expect_irq(struct irq_expect *exp);
+
+/*
+ * unexpect_irq - the expected event happened (@timedout false: call it
+ * from the handler that found the completion, or right after it), or the
+ * driver gave up waiting (@timedout true). A completion found by a poll or
+ * a time-out makes the token distrust the line (poll sooner, and report
+ * it); completions delivered by interrupt verify it. Without a matching
+ * expect_irq() it is reported (rate-limited) and ignored; a time-out is
+ * still counted.
+ * CONTEXT: any; lock-free on the verified path.
+ */
+void unexpect_irq(struct irq_expect *exp, bool timedout);
+
+/*
+ * watch_irq - check that the action of @irq registered with @dev_id gets
+ * its interrupts, for drivers that cannot tell when to expect one: it is
+ * polled slowly for a watch period; if polls find work the interrupt should
+ * have delivered it is polled at the normal rate, and the period's ratio
+ * decides (low: watching ends; middling: a longer wary period; high: bad,
+ * watched and polled for good). Calling it again (after a driver time-out,
+ * say) restarts watching. Unknown lines/actions are reported and ignored;
+ * nothing happens while the defences are off.
+ * CONTEXT: any (takes the line's lock briefly).
+ */
+void watch_irq(unsigned int irq, void *dev_id);
 
 #endif /* IRQ_INTERRUPT_H */

@@ -39,6 +39,7 @@ static void irq_desc_reset(struct irq_desc *desc, unsigned int irq)
 	desc->run_is_poll = false;
 	desc->stats = (struct irq_line_counters){ 0 };
 	irq_desc_timers_init(desc);
+	desc->def = (struct irq_defence_line){ 0 };
 }
 
 void irq_core_init(void)
@@ -50,6 +51,9 @@ void irq_core_init(void)
 	irq_port_lock_init(&irq_pool_lock);
 	for (i = 0; i < IRQ_NR_ACTIONS; i++)
 		irq_action_in_use[i] = false;
+	/* The defences start later, with irq_defences_start (policy.h). */
+	irq_defences_core_init();
+	irq_expect_pool_init();
 	irq_port_log(IRQ_LOG_INFO, "irq: core ready: %u lines, %u pooled actions, up to %u handlers per line\n",
 		     (unsigned int)IRQ_NR_LINES, (unsigned int)IRQ_NR_ACTIONS, (unsigned int)IRQ_MAX_SHARED);
 }

@@ -109,8 +109,10 @@ static int irq_setup_action(unsigned int irq, struct irqaction *new)
 		r.why = "the controller cannot set that trigger type:";
 		r.other = desc->chip->name ? desc->chip->name : "unnamed chip";
 	}
-	if (!r.err)
+	if (!r.err) {
 		__irq_link_action(desc, new);
+		__irq_defences_action_added(desc, new);
+	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	return r.err ? irq_refuse(irq, new->name, r) : 0;
 }
@@ -233,6 +235,8 @@ void free_irq(unsigned int irq, void *dev_id)
 		irq_action_store(link, victim->next);
 		if (--desc->nr_actions == 0)
 			__irq_shutdown(desc);
+		/* Its expect tokens die, its watch ends (poll.c). */
+		__irq_defences_action_removed(desc, victim);
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	if (!victim) {

@@ -1,30 +1,319 @@
 /*
- * spurious.c - what happens after every run of a line's handlers:
- * note_interrupt(), the single place where the core learns whether an
- * interrupt (or a poll) found work, and where the defences against lost,
- * misrouted and storming interrupts plug in.
+ * spurious.c - what happens after every run of a line's handlers
+ * (note_interrupt), the design of kernel/irq's three defences against
+ * interrupts that go wrong, and the third of them: the flood defence.
+ * The design follows Tejun Heo's 2010 patch set "irq: better lost/spurious
+ * irq handling" (IRQ expecting, IRQ watching, spurious IRQ polling) and
+ * today's Linux kernel/irq/spurious.c; the code is irqkit's own.
+ * docs/defences.md has the state machines as tables and the figures.
  *
- * A poll is told apart by desc->run_is_poll (IRQS_POLLING in the status,
- * which other CPUs change under the lock, is not read here).
+ * ---- Two ways an interrupt goes wrong -----------------------------------
  *
- * Today it keeps the line's accounting (handled, unhandled, polled) that
- * <irq/stats.h> reports. Issue 4 adds the three defences of Tejun Heo's
- * 2010 "IRQ expecting / watching / spurious polling" design here, together
- * with the design essay that explains them; they build on three hooks of
- * the core: this function (called with IRQS_INPROGRESS owned, the lock not
- * held), the per-line poll timer (irq_poll_schedule, which runs
- * irq_poll_line in timer context) and the per-action defence storage
- * (struct irqaction::expects).
+ * Too few: the device did its work but the interrupt never reaches its
+ * handler. The line is misrouted (firmware tables that lie, an interrupt
+ * router set up wrongly, a pin that is not wired), an edge is lost (a
+ * controller that drops edges arriving too close together, a device that
+ * pulses too briefly), or a device simply forgets to raise it. The driver
+ * sees a time-out, often many seconds later, and the device looks dead
+ * although it works.
+ *
+ * Too many: the line keeps interrupting and nobody claims it. A level line
+ * stuck asserted (a device without driver, a device whose driver does not
+ * clear its cause, the e1000 of QEMU-FACTS with nobody reading ICR), a
+ * flood of edges from a broken device. On a level line nobody clears, the
+ * CPU does nothing but take that interrupt: the machine locks up.
+ *
+ * ---- The defences ---------------------------------------------------------
+ *
+ * All three work by polling: running the line's handlers from the line's
+ * own one-shot poll timer, exactly as an interrupt would run them (same
+ * exclusion: a poll and an interrupt never run one line's handlers at the
+ * same time, an interrupt that comes during a poll is replayed after it,
+ * so no completion can be reported twice). A handler has to cope with
+ * being called when its device has nothing to say, and return IRQ_NONE
+ * then - which every shared handler does anyway.
+ *
+ * IRQ expecting (expect.c) is for drivers that know when an interrupt is
+ * due: a command was issued and its completion will interrupt. The driver
+ * calls expect_irq() before issuing it and unexpect_irq() when the
+ * completion was found (or the driver gave up). In between the line is
+ * polled if the interrupt does not come. Interrupts tend to keep working
+ * once they work, so a token whose completions keep arriving by interrupt
+ * becomes "verified" and is polled only slowly (a safety net of seconds);
+ * on that path expect_irq()+unexpect_irq() take no lock and arm no timer.
+ * A completion found by a poll, or a time-out, makes the token distrust
+ * the line: it is polled soon after each expect_irq(). How soon is where
+ * irqkit goes beyond 2010: the token measures how long its completions
+ * take when the interrupt does arrive, and schedules the first poll at a
+ * few times that (on the high-resolution one-shot timer), so a device whose
+ * interrupts are all lost still completes near its own speed instead of
+ * once per 10 ms poll.
+ *
+ * IRQ watching (watch.c) is for drivers that cannot tell when to expect an
+ * interrupt (a network card, a keyboard). watch_irq() has the action polled
+ * slowly for a watch period; if a poll finds work that the interrupt should
+ * have delivered, the action is marked and polled at the normal rate for
+ * the rest of the period. At the end of the period its share of polled
+ * deliveries decides: low, watching ends; middling, the action becomes
+ * wary and is watched for a longer period; high, it is bad and polled for
+ * good. A driver calls watch_irq() after registering its handler, and again
+ * whenever it sees a time-out.
+ *
+ * The flood defence (this file) needs no driver: every interrupt of every
+ * line is accounted. Interrupts are judged in segments (so many interrupts
+ * or so much time, whichever ends first); a segment in which nearly all
+ * interrupts were unclaimed is a flood. The line is then disabled at its
+ * controller and its actions are polled instead, so a good device sharing
+ * the line with a rogue one keeps working. After a back-off the line is
+ * re-enabled to test whether the flood stopped; if it floods again it is
+ * disabled for twice as long (exponential back-off); good segments shrink
+ * the back-off again. Linux today disables a flooding line for good after
+ * 99,900 unclaimed of 100,000; the 2010 design after 9,900 of 10,000 and
+ * tried again after 100 s. irqkit decides within 1,000 interrupts and
+ * 100 ms, never on a healthy line (it judges a ratio, not a rate), and
+ * tests again after 100 ms, backing off to at most 10 s (policy.h).
+ *
+ * ---- How they combine ------------------------------------------------------
+ *
+ * A line has one poll timer; each defence says when it wants the line
+ * polled and poll.c arms the timer for the earliest (a tickless system
+ * needs nothing periodic). While a line is off for flooding, expecting and
+ * watching see every completion come by polling; watching does not count
+ * those against the action, expecting does (its tokens simply poll). Each
+ * defence that starts running something on polling announces it at once
+ * (health.c: line, driver, why), reminds at a low rate, announces recovery,
+ * and shows up in the "IRQ health" summary at the end of boot and in the
+ * irqs command. The boot switches of Linux keep their meaning: noirqdebug
+ * turns all three off, irqfixup makes every unclaimed interrupt also try
+ * the handlers of the other shared lines (a misrouted interrupt may be
+ * someone else's), irqpoll adds a periodic poll of every shared line.
+ * The numbers live in one table with three profiles (policy.h): irqkit,
+ * tejun2010 and mainline.
+ *
+ * ---- Locking ---------------------------------------------------------------
+ *
+ * note_interrupt() runs as the owner of the run (IRQS_INPROGRESS set, lock
+ * not held): the flood segment is written only there, without the lock.
+ * Every decision that changes the line (disable, re-enable, arm the timer,
+ * health) takes desc->lock. Expect tokens change their state word
+ * atomically, so the verified path needs no lock at all.
  */
 #include "internals.h"
+
+/*
+ * Shift-count bound of a back-off change: 2^63 ns is 292 years, so more
+ * than this many doublings cannot mean anything.
+ */
+#define IRQ_FLOOD_SHIFT_MAX 63
+
+/* a << shift, saturating at IRQ_POLICY_FOREVER (which stays forever). */
+static uint64_t irq_flood_grow(uint64_t a, uint64_t shift, uint64_t max)
+{
+	if (a == IRQ_POLICY_FOREVER || shift > IRQ_FLOOD_SHIFT_MAX || a > (max >> shift))
+		return max;
+	return a << shift;
+}
+
+/*
+ * __irq_flood_trip - a segment was a flood: disable the line at its chip,
+ * poll its actions instead, and set the time of the re-enable test.
+ * Lock held.
+ */
+static void __irq_flood_trip(struct irq_desc *desc, const struct irq_policy *p,
+			     const struct irq_flood_segment *seg, uint64_t now)
+{
+	struct irq_defence_line *def = &desc->def;
+	uint64_t off_for;
+
+	if (def->flood_off || !desc->action)
+		return;
+	off_for = def->flood_backoff_ns > p->spr_backoff_min_ns ? def->flood_backoff_ns : p->spr_backoff_min_ns;
+	if (off_for > p->spr_backoff_max_ns)
+		off_for = p->spr_backoff_max_ns;
+	def->flood_backoff_ns = irq_flood_grow(off_for, p->spr_backoff_grow_shift, p->spr_backoff_max_ns);
+	def->flood_off = true;
+	def->floods++;
+	def->flood_off_since_ns = now;
+	def->flood_reenable_at_ns = off_for >= IRQ_POLICY_FOREVER - now ? IRQ_POLICY_FOREVER : now + off_for;
+	def->poll_gap_ns = p->poll_quick_ns;
+	desc->status |= IRQS_DISABLED;
+	__irq_mask(desc);
+	if (def->flood_testing) {
+		/* The re-enable test failed: the episode goes on, quietly (reminders tell). */
+		def->flood_testing = false;
+		def->failed_tests++;
+		if (irq_report_due(def->failed_tests))
+			irq_port_log(IRQ_LOG_WARN, "irq %u: still flooding after re-enable (%u failed tests): off again for %llu ms\n",
+				     desc->irq_data.irq, def->failed_tests, irq_log_ms(off_for));
+	} else {
+		__irq_health_begin(desc, NULL, &def->storm, IRQ_HEALTH_STORM,
+				   "flood of unclaimed interrupts: line disabled at its controller, handlers polled", now);
+		if (off_for == IRQ_POLICY_FOREVER)
+			irq_port_log(IRQ_LOG_WARN, "irq %u: %u of %u interrupts unclaimed in %llu ms; off for good, polled every %llu ms\n",
+				     desc->irq_data.irq, seg->unhandled, seg->samples, irq_log_ms(now - seg->start_ns),
+				     irq_log_ms(p->spr_poll_ns));
+		else
+			irq_port_log(IRQ_LOG_WARN, "irq %u: %u of %u interrupts unclaimed in %llu ms; polled every %llu ms, re-enable test in %llu ms\n",
+				     desc->irq_data.irq, seg->unhandled, seg->samples, irq_log_ms(now - seg->start_ns),
+				     irq_log_ms(p->spr_poll_ns), irq_log_ms(off_for));
+	}
+	__irq_poll_reschedule(desc, now);
+}
+
+/* __irq_flood_test_passed - a re-enabled line did not flood: the episode ends. Lock held. */
+static void __irq_flood_test_passed(struct irq_desc *desc, uint64_t now)
+{
+	desc->def.flood_testing = false;
+	desc->def.failed_tests = 0;
+	__irq_health_end(desc, NULL, &desc->def.storm, "flood over, line back on interrupts", now);
+}
+
+/*
+ * irq_flood_judge - the segment is complete: a flood, or a good one that
+ * shrinks the back-off (and passes a re-enable test). CONTEXT: the owner
+ * of the run, lock not held.
+ */
+static void irq_flood_judge(struct irq_desc *desc, const struct irq_policy *p, uint64_t now)
+{
+	struct irq_flood_segment seg = desc->def.seg;
+	uint64_t took = now - seg.start_ns;
+	bool flood = seg.samples >= p->spr_min_samples &&
+		     (uint64_t)seg.unhandled * IRQ_POLICY_PPM >= p->spr_bad_ppm * seg.samples &&
+		     (p->spr_judge_on_time || !p->spr_segment_ns || took <= p->spr_segment_ns);
+	unsigned long flags;
+
+	desc->def.seg = (struct irq_flood_segment){ .last_unhandled_ns = seg.last_unhandled_ns };
+	flags = irq_port_lock_irqsave(&desc->lock);
+	if (flood) {
+		__irq_flood_trip(desc, p, &seg, now);
+	} else {
+		if (p->spr_backoff_shrink_shift > IRQ_FLOOD_SHIFT_MAX)
+			desc->def.flood_backoff_ns = 0;
+		else
+			desc->def.flood_backoff_ns >>= p->spr_backoff_shrink_shift;
+		if (desc->def.flood_testing)
+			__irq_flood_test_passed(desc, now);
+	}
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+}
+
+/*
+ * irq_flood_account - one interrupt (not a poll) ran the handlers: count
+ * it into the segment and judge the segment when it is complete.
+ * CONTEXT: the owner of the run, lock not held.
+ */
+static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
+{
+	const struct irq_policy *p = irq_policy();
+	struct irq_flood_segment *seg = &desc->def.seg;
+	uint64_t now = irq_port_now_ns();
+
+	if (ret != IRQ_HANDLED && !(irq_fixup_enabled() && irq_fixup_try_others(desc))) {
+		/* Mainline: an unclaimed interrupt long after the last one starts the count again. */
+		if (p->spr_unhandled_gap_ns && seg->unhandled &&
+		    now - seg->last_unhandled_ns > p->spr_unhandled_gap_ns)
+			seg->unhandled = 0;
+		seg->unhandled++;
+		seg->last_unhandled_ns = now;
+	}
+	if (seg->samples++ == 0)
+		seg->start_ns = now;
+	if (seg->samples < p->spr_segment_samples &&
+	    !(p->spr_judge_on_time && now - seg->start_ns >= p->spr_segment_ns))
+		return;
+	irq_flood_judge(desc, p, now);
+}
 
 void note_interrupt(struct irq_desc *desc, irqreturn_t ret)
 {
 	/* desc->status may change under the lock meanwhile; this is ours. */
-	if (desc->run_is_poll)
+	bool polled = desc->run_is_poll;
+
+	if (polled)
 		desc->stats.polled++;
 	else if (ret == IRQ_HANDLED)
 		desc->stats.handled++;
 	else
 		desc->stats.unhandled++;
+	if (ret == IRQ_HANDLED) {
+		/* Read by an unexpect_irq() called after the handler (expect.c). */
+		__atomic_store_n(&desc->def.last_claim_by_poll, polled, __ATOMIC_RELAXED);
+		if (polled)
+			desc->def.polled_claims++;
+	}
+	if (!irq_defences_active())
+		return;
+	if (!polled) {
+		/* Only interrupts say anything about the line; polls are ours. */
+		irq_flood_account(desc, ret);
+	} else if (__atomic_load_n(&desc->def.watching, __ATOMIC_RELAXED)) {
+		unsigned long flags = irq_port_lock_irqsave(&desc->lock);
+
+		__irq_watch_update(desc, irq_port_now_ns());
+		irq_port_unlock_irqrestore(&desc->lock, flags);
+	}
+}
+
+void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now)
+{
+	struct irq_defence_line *def = &desc->def;
+	const struct irq_policy *p = irq_policy();
+
+	if (def->flood_testing && now - def->flood_off_since_ns >= p->spr_segment_ns) {
+		/* Re-enabled a segment's time ago and no flood was judged since. */
+		__irq_flood_test_passed(desc, now);
+		return;
+	}
+	if (!def->flood_off || now < def->flood_reenable_at_ns)
+		return;
+	def->flood_off = false;
+	def->flood_testing = true;
+	/* From here flood_off_since_ns is when the test started. */
+	def->flood_off_since_ns = now;
+	/* Nobody wrote the segment while the line was off (no interrupt ran). */
+	def->seg = (struct irq_flood_segment){ 0 };
+	if (def->failed_tests == 0 || irq_report_due(def->failed_tests))
+		irq_port_log(IRQ_LOG_INFO, "irq %u: re-enabled to test whether the flood stopped\n", desc->irq_data.irq);
+	if (desc->depth == 0 && desc->action)
+		__irq_enable_line(desc);
+}
+
+uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now)
+{
+	const struct irq_defence_line *def = &desc->def;
+	const struct irq_policy *p = irq_policy();
+	uint64_t next, base;
+
+	(void)now;
+	if (def->flood_testing)
+		return def->flood_off_since_ns + p->spr_segment_ns;
+	if (!def->flood_off)
+		return 0;
+	base = def->last_poll_ns > def->flood_off_since_ns ? def->last_poll_ns : def->flood_off_since_ns;
+	next = base + __irq_poll_gap(desc, p->spr_poll_ns);
+	return next < def->flood_reenable_at_ns ? next : def->flood_reenable_at_ns;
+}
+
+void irq_defences_reset_line(struct irq_desc *desc)
+{
+	struct irq_defence_line *def = &desc->def;
+
+	/*
+	 * Only what the lock protects: a run of the handler being freed may
+	 * still be writing the owner's fields (seg, polled_claims ...), and
+	 * since-boot counters survive the line's drivers.
+	 */
+	irq_poll_cancel(desc);
+	def->flood_off = false;
+	def->flood_testing = false;
+	def->flood_off_since_ns = 0;
+	def->flood_reenable_at_ns = 0;
+	def->flood_backoff_ns = 0;
+	def->failed_tests = 0;
+	def->storm.active = false;
+	def->storm.cause = 0;
+	def->poll_at_ns = 0;
+	__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
+	def->poll_gap_ns = 0;
+	__atomic_store_n(&def->watching, 0, __ATOMIC_RELAXED);
 }

@@ -71,4 +71,81 @@ int irq_get_action_stats(unsigned int irq, unsigned int index, struct irq_action
  */
 const char *irq_status_string(unsigned int status, char *buf, size_t len);
 
+/* ==========================================================================
+ * Health of the defences (kernel/irq/health.c): which lines and actions run
+ * on polling because their interrupts are lost or flooding, since when, and
+ * how many completions came by polling. The kernel prints
+ * irq_health_report() at the end of boot; the "irqs" command shows these.
+ * ========================================================================== */
+
+/* Why a line or action runs on polling (bits; several may hold at once). */
+#define IRQ_HEALTH_LOST_EXPECT 0x01u  /* expecting: completions came by polling or timed out */
+#define IRQ_HEALTH_WATCH_BAD   0x02u  /* watching: polls found work the interrupt should have delivered */
+#define IRQ_HEALTH_STORM       0x04u  /* a flood of unclaimed interrupts: line disabled and polled */
+#define IRQ_HEALTH_IRQPOLL     0x08u  /* irqpoll: polled because the boot command line says so */
+#define IRQ_HEALTH_MISROUTED   0x10u  /* irqfixup found this line's work on other lines' interrupts */
+
+/* The defences' view of one line. */
+struct irq_line_health {
+	unsigned int irq;
+	unsigned int causes;          /* IRQ_HEALTH_* of the line and its actions now; 0: healthy */
+	uint64_t since_ns;            /* start of the oldest of those episodes (0 when healthy) */
+	uint64_t polled_completions;  /* polls that found work since then (all of them when healthy) */
+	bool flood_off;               /* disabled at the chip for flooding right now */
+	uint32_t floods;              /* times disabled for flooding since boot */
+	uint32_t failed_tests;        /* re-enable tests that flooded again, this episode */
+	uint64_t backoff_ns;          /* the time off the next flood gets */
+	uint64_t reenable_at_ns;      /* while off: the next re-enable test (UINT64_MAX: never) */
+	uint64_t next_poll_ns;        /* when the poll timer fires next (0: not armed) */
+	uint64_t polls;               /* poll timer expiries since boot */
+	uint64_t fixup_claims;        /* other lines' unclaimed interrupts this line's handlers claimed */
+	unsigned int nr_actions;
+};
+
+/* The defences' view of one action. */
+struct irq_action_health {
+	const char *name;
+	void *dev_id;
+	unsigned int causes;          /* IRQ_HEALTH_LOST_EXPECT and/or _WATCH_BAD now; 0: healthy */
+	uint64_t since_ns;            /* when the current episode began (0 when healthy) */
+	uint64_t polled_completions;  /* polls it claimed since then (all of them when healthy) */
+	unsigned int tokens;          /* live expect tokens */
+	unsigned int tokens_verified; /* of those, verified */
+	uint64_t completions_irq;     /* over its tokens: completions delivered by interrupt */
+	uint64_t completions_polled;  /* ... by polling */
+	uint64_t timeouts;            /* ... timed out */
+	const char *watch;            /* "off", "watching", "polled", "wary" or "bad" */
+};
+
+/*
+ * irq_get_line_health - copy the defences' state of line @irq to @out.
+ * CONTEXT: any; takes the line's lock briefly.
+ * RETURNS 0, or -EINVAL (no such line, NULL @out).
+ */
+int irq_get_line_health(unsigned int irq, struct irq_line_health *out);
+
+/*
+ * irq_get_action_health - the same for the @index-th action of line @irq.
+ * RETURNS 0; -EINVAL (no such line, NULL @out); -ENOENT (past the last).
+ */
+int irq_get_action_health(unsigned int irq, unsigned int index, struct irq_action_health *out);
+
+/*
+ * irq_health_cause_string - the IRQ_HEALTH_* bits of @causes as words
+ * ("storm,lost-expect"; "" for none) in @buf of @len bytes (truncated).
+ * CONTEXT: any. RETURNS @buf (or "" for a NULL/empty buffer).
+ */
+const char *irq_health_cause_string(unsigned int causes, char *buf, size_t len);
+
+/*
+ * irq_health_report - print the "IRQ health" summary through irq_port_log:
+ * one line per line that runs on polling (why, which drivers, since when,
+ * completions by polling), or one line saying all lines deliver by
+ * interrupt; and the defences' mode. Every line on polling is listed and no
+ * healthy one. The kernel calls it at the end of boot.
+ * CONTEXT: thread context.
+ * RETURNS the number of lines listed as running on polling.
+ */
+unsigned int irq_health_report(void);
+
 #endif /* IRQ_STATS_H */

@@ -1,0 +1,550 @@
+/*
+ * expect.c - IRQ expecting: drivers that know when an interrupt is due
+ * bracket it with expect_irq()/unexpect_irq(), and the line is polled in
+ * between if the interrupt does not come. The design is the one of Tejun
+ * Heo's 2010 patch set "irq: better lost/spurious irq handling" (the essay
+ * at the top of spurious.c explains how it fits with watching and the
+ * flood defence); the first poll scheduled from measured latency, the
+ * lock-free verified path, the token pool and the misuse checks are
+ * irqkit's. docs/defences.md has the state machine as a table.
+ *
+ * A token's life:  init_irq_expect -> (expect_irq -> unexpect_irq)* -> free_irq
+ *   not verified:  each expect arms the poll timer for the first poll, at
+ *                  expect_latency_mult x the token's typical interrupt
+ *                  latency (irqkit) or poll_normal_ns (tejun2010); later
+ *                  polls of the same expect follow at growing gaps.
+ *   verified:      after expect_verify_goal good deliveries (a polled one
+ *                  costs expect_bad_factor): only the slow poll, kept alive
+ *                  by the timer itself while the token is in use, so
+ *                  expect_irq+unexpect_irq take no lock and arm no timer.
+ *   distrusted:    when polled deliveries or time-outs wore the good count
+ *                  down to zero: announced (health.c) until verified again.
+ *
+ * Which delivery a completion came by: unexpect_irq called from the handler
+ * sees the run it is part of (IRQS_INPROGRESS; desc->run_is_poll); called
+ * after the handler it takes the kind of the line's latest claimed run
+ * (desc->def.last_claim_by_poll), which on a shared line may be another
+ * device's - drivers should call it from the handler.
+ */
+#include "internals.h"
+
+/* Marks initialised token storage. */
+#define IRQ_EXPECT_MAGIC 0x45585054u
+/* The latency average weighs each new sample 1/2^this (about the last 8 completions). */
+#define IRQ_EXPECT_LATENCY_SHIFT 3
+/* A first poll that found the completion moves the delay down by 1/2^this of itself. */
+#define IRQ_EXPECT_SHRINK_SHIFT 2
+/* Attempts to take a pool token that others keep taking first. */
+#define IRQ_EXPECT_POOL_TRIES 4
+/* Percent, for the quick-mode ratio. */
+#define IRQ_PERCENT 100u
+
+/* Pool bookkeeping (struct irq_expect::pool_state). */
+enum irq_expect_pool_state {
+	IRQ_EXP_POOL_FREE = 0,   /* never handed out since boot */
+	IRQ_EXP_POOL_TAKEN,      /* handed out by init_irq_expect */
+	IRQ_EXP_POOL_DEAD,       /* its action was freed; reused only when no free one is left */
+	IRQ_EXP_STATIC,          /* caller storage (init_irq_expect_static) */
+};
+
+static struct irq_expect irq_expect_pool[IRQ_NR_EXPECTS];
+static uint32_t irq_expect_deaths;        /* order of deaths (dead_seq) */
+static uint32_t irq_expect_off_calls;     /* init_irq_expect while off (rate-limits the message) */
+
+void irq_expect_pool_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < IRQ_NR_EXPECTS; i++)
+		irq_expect_pool[i] = (struct irq_expect){ 0 };
+	irq_expect_deaths = 0;
+}
+
+/* Take a pool token: a never-used one first, else the one that died longest ago. */
+static struct irq_expect *irq_expect_pool_take(void)
+{
+	unsigned int i, try;
+
+	for (try = 0; try < IRQ_EXPECT_POOL_TRIES; try++) {
+		struct irq_expect *oldest = NULL;
+
+		for (i = 0; i < IRQ_NR_EXPECTS; i++) {
+			uint32_t expected = IRQ_EXP_POOL_FREE;
+
+			if (__atomic_compare_exchange_n(&irq_expect_pool[i].pool_state, &expected, IRQ_EXP_POOL_TAKEN,
+							false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+				return &irq_expect_pool[i];
+		}
+		for (i = 0; i < IRQ_NR_EXPECTS; i++) {
+			struct irq_expect *e = &irq_expect_pool[i];
+
+			if (__atomic_load_n(&e->pool_state, __ATOMIC_ACQUIRE) == IRQ_EXP_POOL_DEAD &&
+			    (!oldest || e->dead_seq < oldest->dead_seq))
+				oldest = e;
+		}
+		if (!oldest)
+			return NULL;
+		{
+			uint32_t expected = IRQ_EXP_POOL_DEAD;
+
+			if (__atomic_compare_exchange_n(&oldest->pool_state, &expected, IRQ_EXP_POOL_TAKEN,
+							false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+				return oldest;
+		}
+	}
+	return NULL;
+}
+
+/* Report a misuse of @exp (rate-limited per token). */
+static void irq_expect_misuse(struct irq_expect *exp, const char *what)
+{
+	uint32_t n = __atomic_add_fetch(&exp->misuse, 1, __ATOMIC_RELAXED);
+
+	if (irq_report_due(n))
+		irq_port_log(IRQ_LOG_WARN, "irq %u: expect token %p: %s (%u misuses so far); ignored\n",
+			     exp->irq, (void *)exp, what, n);
+}
+
+struct irqaction *__irq_action_find(struct irq_desc *desc, void *dev_id)
+{
+	struct irqaction *a = desc->action;
+	unsigned int walked;
+
+	for (walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		if (a->dev_id == dev_id)
+			return a;
+	return NULL;
+}
+
+/* Whether @exp is on some action's list of @desc. Lock held. */
+static bool __irq_expect_linked(struct irq_desc *desc, const struct irq_expect *exp)
+{
+	const struct irqaction *a = desc->action;
+	unsigned int walked, n;
+
+	for (walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
+		const struct irq_expect *e = a->expects;
+
+		for (n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
+			if (e == exp)
+				return true;
+	}
+	return false;
+}
+
+/* Whether @exp is a live token of any line (each line under its lock). */
+static bool irq_expect_in_use(const struct irq_expect *exp)
+{
+	unsigned int irq;
+
+	for (irq = 0; irq < IRQ_NR_LINES; irq++) {
+		struct irq_desc *desc = &irq_descs[irq];
+		unsigned long flags = irq_port_lock_irqsave(&desc->lock);
+		bool linked = __irq_expect_linked(desc, exp);
+
+		irq_port_unlock_irqrestore(&desc->lock, flags);
+		if (linked)
+			return true;
+	}
+	return false;
+}
+
+/* Bind @exp (pool or caller storage) to the action of @irq/@dev_id. RETURNS @exp or NULL (logged). */
+static struct irq_expect *irq_expect_bind(struct irq_expect *exp, unsigned int irq, void *dev_id,
+					  uint32_t pool_state)
+{
+	const struct irq_policy *p = irq_policy();
+	struct irq_desc *desc = irq_to_desc(irq);
+	struct irqaction *action;
+	unsigned long flags;
+	const char *why = NULL;
+
+	flags = irq_port_lock_irqsave(&desc->lock);
+	action = __irq_action_find(desc, dev_id);
+	if (!action)
+		why = "no action with that dev_id";
+	else if (action->nr_expects >= IRQ_EXPECTS_PER_ACTION)
+		why = "the action has IRQ_EXPECTS_PER_ACTION tokens already";
+	if (!why) {
+		*exp = (struct irq_expect){
+			.magic = IRQ_EXPECT_MAGIC,
+			.state = IRQ_EXP_LIVE,
+			.next = action->expects,
+			.desc = desc,
+			.action = action,
+			.irq = irq,
+			.first_poll_ns = p->expect_latency_poll ? p->expect_first_poll_max_ns : 0,
+			.pool_state = pool_state,
+		};
+		action->expects = exp;
+		action->nr_expects++;
+	}
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	if (why) {
+		irq_port_log(IRQ_LOG_ERR, "irq %u: init_irq_expect(dev_id %p) refused: %s\n", irq, dev_id, why);
+		return NULL;
+	}
+	return exp;
+}
+
+/* Common checks of both init functions. RETURNS 0, or 1 after logging why not. */
+static int irq_expect_init_refused(unsigned int irq)
+{
+	if (!irq_defences_active()) {
+		uint32_t n = __atomic_add_fetch(&irq_expect_off_calls, 1, __ATOMIC_RELAXED);
+
+		if (irq_report_due(n))
+			irq_port_log(IRQ_LOG_INFO, "irq %u: init_irq_expect: defences off, no token (expect calls do nothing)\n",
+				     irq);
+		return 1;
+	}
+	if (!irq_to_desc(irq)) {
+		irq_port_log(IRQ_LOG_ERR, "irq: init_irq_expect(%u): no such line\n", irq);
+		return 1;
+	}
+	return 0;
+}
+
+struct irq_expect *init_irq_expect(unsigned int irq, void *dev_id)
+{
+	struct irq_expect *exp;
+
+	if (irq_expect_init_refused(irq))
+		return NULL;
+	exp = irq_expect_pool_take();
+	if (!exp) {
+		irq_port_log(IRQ_LOG_ERR, "irq %u: init_irq_expect: all %u pooled tokens in use (init_irq_expect_static needs none)\n",
+			     irq, (unsigned int)IRQ_NR_EXPECTS);
+		return NULL;
+	}
+	if (irq_expect_bind(exp, irq, dev_id, IRQ_EXP_POOL_TAKEN))
+		return exp;
+	/* Never handed out: it is as good as new. */
+	*exp = (struct irq_expect){ 0 };
+	__atomic_store_n(&exp->pool_state, IRQ_EXP_POOL_FREE, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+struct irq_expect *init_irq_expect_static(struct irq_expect *storage, unsigned int irq, void *dev_id)
+{
+	if (!storage) {
+		irq_port_log(IRQ_LOG_ERR, "irq %u: init_irq_expect_static: no storage\n", irq);
+		return NULL;
+	}
+	if (irq_expect_init_refused(irq))
+		return NULL;
+	if (storage->magic == IRQ_EXPECT_MAGIC && (storage->state & IRQ_EXP_LIVE) && irq_expect_in_use(storage)) {
+		irq_port_log(IRQ_LOG_ERR, "irq %u: init_irq_expect_static: storage %p is a live token already (irq %u)\n",
+			     irq, (void *)storage, storage->irq);
+		return NULL;
+	}
+	return irq_expect_bind(storage, irq, dev_id, IRQ_EXP_STATIC);
+}
+
+/* Whether the completion being reported now was found by a poll (see the top). */
+static bool irq_expect_by_poll(const struct irq_expect *exp)
+{
+	const struct irq_desc *desc = exp->desc;
+
+	if (__atomic_load_n(&desc->status, __ATOMIC_RELAXED) & IRQS_INPROGRESS)
+		return __atomic_load_n(&desc->run_is_poll, __ATOMIC_RELAXED);
+	return __atomic_load_n(&desc->def.last_claim_by_poll, __ATOMIC_RELAXED);
+}
+
+/* Whether the armed poll timer fires by @deadline (no lock; see expect_irq). */
+static bool irq_expect_poll_armed_by(const struct irq_desc *desc, uint64_t deadline)
+{
+	return irq_poll_word_fires_by(__atomic_load_n(&desc->def.poll_at_word, __ATOMIC_SEQ_CST), deadline);
+}
+
+void expect_irq(struct irq_expect *exp)
+{
+	const struct irq_policy *p;
+	struct irq_desc *desc;
+	unsigned long flags;
+	uint32_t st;
+	uint64_t now;
+
+	if (!exp)
+		return;
+	st = __atomic_load_n(&exp->state, __ATOMIC_ACQUIRE);
+	if (exp->magic != IRQ_EXPECT_MAGIC || !(st & IRQ_EXP_LIVE)) {
+		irq_expect_misuse(exp, exp->magic == IRQ_EXPECT_MAGIC ? "expect_irq after its action was freed"
+								      : "expect_irq on storage that is no token");
+		return;
+	}
+	p = irq_policy();
+	if (!p->expect_on)
+		return;
+	if (st & IRQ_EXP_EXPECTING)
+		irq_expect_misuse(exp, "expect_irq while already expecting; restarted");
+	desc = exp->desc;
+	now = irq_port_now_ns();
+	exp->started_ns = now;
+	/*
+	 * Publish EXPECTING, then look at the timer; the poll timer clears
+	 * poll_at_ns before it looks at the tokens. Either it sees us
+	 * expecting or we see it unarmed and arm it ourselves.
+	 */
+	st = __atomic_or_fetch(&exp->state, IRQ_EXP_EXPECTING | IRQ_EXP_USED, __ATOMIC_SEQ_CST);
+	if (st & IRQ_EXP_FIRST_POLL)  /* left from the previous expect: this one has had no poll */
+		__atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_FIRST_POLL, __ATOMIC_SEQ_CST);
+	if ((st & IRQ_EXP_VERIFIED) && irq_expect_poll_armed_by(desc, now + p->poll_slow_ns))
+		return;  /* the verified path: no lock, no timer */
+	flags = irq_port_lock_irqsave(&desc->lock);
+	if (exp->action)
+		__irq_poll_reschedule(desc, now);
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+}
+
+/*
+ * A completion delivered by interrupt after @latency: learn it (the token's
+ * own fields). The first poll goes to expect_latency_mult times the typical
+ * latency - except while the token distrusts the line (@st): then polls
+ * that found completions have taught it a better time, which an interrupt
+ * that did arrive may only bring down, not up.
+ */
+static void irq_expect_learn_latency(struct irq_expect *exp, const struct irq_policy *p, uint32_t st,
+				     uint64_t latency)
+{
+	uint64_t avg = exp->latency_avg_ns, first;
+
+	if (!avg)
+		avg = latency;
+	else if (latency >= avg)
+		avg += (latency - avg) >> IRQ_EXPECT_LATENCY_SHIFT;
+	else
+		avg -= (avg - latency) >> IRQ_EXPECT_LATENCY_SHIFT;
+	exp->latency_avg_ns = avg;
+	if (!p->expect_latency_poll)
+		return;
+	first = avg * p->expect_latency_mult;
+	if (first < p->expect_first_poll_min_ns)
+		first = p->expect_first_poll_min_ns;
+	if (first > p->expect_first_poll_max_ns)
+		first = p->expect_first_poll_max_ns;
+	if (!(st & IRQ_EXP_DISTRUSTED) || first < exp->first_poll_ns)
+		exp->first_poll_ns = first;
+}
+
+/* The token just reached the verify goal. Lock held. */
+static void __irq_expect_verified(struct irq_desc *desc, struct irq_expect *exp, uint64_t now)
+{
+	const struct irq_policy *p = irq_policy();
+	struct irqaction *action = exp->action;
+	const struct irq_expect *e;
+	unsigned int n;
+	bool distrusted = false;
+
+	__atomic_or_fetch(&exp->state, IRQ_EXP_VERIFIED, __ATOMIC_RELEASE);
+	__atomic_and_fetch(&exp->state, ~(uint32_t)(IRQ_EXP_DISTRUSTED | IRQ_EXP_QUICK), __ATOMIC_RELEASE);
+	exp->nr_samples = 0;
+	exp->nr_quick = 0;
+	if (p->expect_latency_poll)
+		irq_expect_learn_latency(exp, p, 0, exp->latency_avg_ns);
+	/* A first poll armed while unverified must not linger: it would steal completions. */
+	__irq_poll_reschedule(desc, now);
+	if (!action || !(action->health.cause & IRQ_HEALTH_LOST_EXPECT))
+		return;
+	for (e = action->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
+		distrusted |= (__atomic_load_n(&e->state, __ATOMIC_RELAXED) & IRQ_EXP_DISTRUSTED) != 0;
+	if (!distrusted)
+		__irq_health_end(desc, action, &action->health, "interrupts verified again", now);
+}
+
+/* tejun2010 quick mode: judge the polled deliveries once enough were seen. */
+static void irq_expect_judge_quick(struct irq_expect *exp, const struct irq_policy *p, uint64_t elapsed)
+{
+	if (!p->expect_quick_samples)
+		return;
+	if (elapsed <= p->poll_normal_ns)
+		exp->nr_quick++;
+	if (++exp->nr_samples < p->expect_quick_samples)
+		return;
+	if ((uint64_t)exp->nr_quick * IRQ_PERCENT >= p->expect_quick_pct * exp->nr_samples)
+		__atomic_or_fetch(&exp->state, IRQ_EXP_QUICK, __ATOMIC_RELEASE);
+	else
+		__atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_QUICK, __ATOMIC_RELEASE);
+	exp->nr_samples = 0;
+	exp->nr_quick = 0;
+}
+
+/* irqkit: a poll found the completion @elapsed after expect_irq; move the first poll towards it. */
+static void irq_expect_learn_poll(struct irq_expect *exp, const struct irq_policy *p, uint32_t st, uint64_t elapsed)
+{
+	uint64_t first = exp->first_poll_ns;
+
+	if (!p->expect_latency_poll)
+		return;
+	if (!(st & IRQ_EXP_FIRST_POLL))
+		first -= first >> IRQ_EXPECT_SHRINK_SHIFT;  /* found by the first poll: it could come sooner */
+	else
+		first = elapsed;  /* the first poll was too early: the completion came by this time */
+	if (first < p->expect_first_poll_min_ns)
+		first = p->expect_first_poll_min_ns;
+	if (first > p->expect_first_poll_max_ns)
+		first = p->expect_first_poll_max_ns;
+	exp->first_poll_ns = first;
+}
+
+/* A completion came by polling (or the driver timed out): distrust the line. Lock held. */
+static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, uint32_t st, bool timedout,
+			     uint64_t now)
+{
+	const struct irq_policy *p = irq_policy();
+	struct irqaction *action = exp->action;
+	uint64_t elapsed = now - exp->started_ns;
+
+	if (timedout) {
+		exp->timeouts++;
+		exp->nr_good = 0;
+	} else {
+		exp->completions_polled++;
+		exp->nr_good -= exp->nr_good < p->expect_bad_factor ? exp->nr_good : (uint32_t)p->expect_bad_factor;
+		irq_expect_judge_quick(exp, p, elapsed);
+		irq_expect_learn_poll(exp, p, st, elapsed);
+	}
+	__atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_VERIFIED, __ATOMIC_RELEASE);
+	if (exp->nr_good || (st & IRQ_EXP_DISTRUSTED) || !action)
+		return;
+	__atomic_or_fetch(&exp->state, IRQ_EXP_DISTRUSTED, __ATOMIC_RELEASE);
+	__irq_health_begin(desc, action, &action->health, IRQ_HEALTH_LOST_EXPECT,
+			   timedout ? "expected interrupt timed out: polled while expected"
+				    : "expected interrupt lost, completion found by polling: polled while expected",
+			   now);
+}
+
+void unexpect_irq(struct irq_expect *exp, bool timedout)
+{
+	const struct irq_policy *p;
+	struct irq_desc *desc;
+	unsigned long flags;
+	uint32_t st;
+	uint64_t now;
+	bool by_poll;
+
+	if (!exp)
+		return;
+	st = __atomic_load_n(&exp->state, __ATOMIC_ACQUIRE);
+	if (exp->magic != IRQ_EXPECT_MAGIC || !(st & IRQ_EXP_LIVE)) {
+		irq_expect_misuse(exp, exp->magic == IRQ_EXPECT_MAGIC ? "unexpect_irq after its action was freed"
+								      : "unexpect_irq on storage that is no token");
+		return;
+	}
+	p = irq_policy();
+	if (!p->expect_on)
+		return;
+	st = __atomic_fetch_and(&exp->state, ~(uint32_t)IRQ_EXP_EXPECTING, __ATOMIC_ACQ_REL);
+	if (!(st & IRQ_EXP_EXPECTING)) {
+		irq_expect_misuse(exp, timedout ? "unexpect_irq(timed out) without expect_irq; time-out counted"
+						: "unexpect_irq without expect_irq");
+		if (!timedout)
+			return;
+	}
+	desc = exp->desc;
+	now = irq_port_now_ns();
+	by_poll = irq_expect_by_poll(exp);
+	if (!timedout && !by_poll) {
+		exp->completions_irq++;
+		irq_expect_learn_latency(exp, p, st, now - exp->started_ns);
+		/* Room above the goal lets one good delivery undo one accidental polled one. */
+		if (exp->nr_good < p->expect_verify_goal + p->expect_bad_factor - 1)
+			exp->nr_good++;
+		if ((st & IRQ_EXP_VERIFIED) || exp->nr_good < p->expect_verify_goal)
+			return;  /* verified already, or not yet: nothing to change */
+	}
+	flags = irq_port_lock_irqsave(&desc->lock);
+	if (exp->action) {
+		if (!timedout && !by_poll)
+			__irq_expect_verified(desc, exp, now);
+		else
+			__irq_expect_bad(desc, exp, st, timedout, now);
+	}
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+}
+
+/* When the expects of @action want the line polled (0: never). Lock held. */
+uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, uint64_t now)
+{
+	const struct irq_policy *p = irq_policy();
+	uint64_t want = 0, last = desc->def.last_poll_ns;
+	struct irq_expect *e;
+	unsigned int n;
+
+	(void)now;
+	if (!p->expect_on)
+		return 0;
+	for (e = action->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++) {
+		uint32_t st = __atomic_load_n(&e->state, __ATOMIC_SEQ_CST);
+		uint64_t base = e->started_ns > last ? e->started_ns : last, at, gap;
+
+		if (!(st & IRQ_EXP_EXPECTING)) {
+			/* A verified token in use keeps the slow poll alive, so its expects need no timer. */
+			if ((st & IRQ_EXP_VERIFIED) && (st & IRQ_EXP_USED))
+				at = last + p->poll_slow_ns;
+			else
+				continue;
+		} else if (st & IRQ_EXP_VERIFIED) {
+			at = base + p->poll_slow_ns;
+		} else if (!(st & IRQ_EXP_FIRST_POLL)) {
+			at = e->started_ns + (p->expect_latency_poll ? e->first_poll_ns
+					      : (st & IRQ_EXP_QUICK) ? p->poll_quick_ns : p->poll_normal_ns);
+		} else {
+			if (p->expect_latency_poll) {
+				/* Gaps grow with the time waited: d, 2d, 4d ... up to the normal interval. */
+				gap = last - e->started_ns;
+				if (gap < e->first_poll_ns)
+					gap = e->first_poll_ns;
+				if (gap > p->poll_normal_ns)
+					gap = p->poll_normal_ns;
+			} else {
+				gap = (st & IRQ_EXP_QUICK) ? p->poll_quick_ns : p->poll_normal_ns;
+			}
+			at = last + gap;
+		}
+		if (!want || at < want)
+			want = at;
+	}
+	return want;
+}
+
+void __irq_expect_mark_polled(struct irqaction *action)
+{
+	struct irq_expect *e;
+	unsigned int n;
+
+	for (e = action->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
+		if (__atomic_load_n(&e->state, __ATOMIC_SEQ_CST) & IRQ_EXP_EXPECTING)
+			__atomic_or_fetch(&e->state, IRQ_EXP_FIRST_POLL, __ATOMIC_SEQ_CST);
+}
+
+void __irq_expect_age(struct irqaction *action)
+{
+	struct irq_expect *e;
+	unsigned int n;
+
+	/* A token that is expecting right now is in use; the others must show it again. */
+	for (e = action->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
+		if (!(__atomic_load_n(&e->state, __ATOMIC_SEQ_CST) & IRQ_EXP_EXPECTING))
+			__atomic_and_fetch(&e->state, ~(uint32_t)IRQ_EXP_USED, __ATOMIC_SEQ_CST);
+}
+
+void __irq_expect_kill_all(struct irq_desc *desc, struct irqaction *action)
+{
+	struct irq_expect *e = action->expects, *next;
+	unsigned int n;
+
+	(void)desc;
+	for (n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = next, n++) {
+		next = e->next;
+		__atomic_store_n(&e->state, 0, __ATOMIC_RELEASE);
+		e->action = NULL;
+		e->next = NULL;
+		if (e->pool_state == IRQ_EXP_POOL_TAKEN) {
+			e->dead_seq = __atomic_add_fetch(&irq_expect_deaths, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&e->pool_state, IRQ_EXP_POOL_DEAD, __ATOMIC_RELEASE);
+		}
+	}
+	action->expects = NULL;
+	action->nr_expects = 0;
+}

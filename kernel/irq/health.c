@@ -1,0 +1,306 @@
+/*
+ * health.c - the defences of kernel/irq say what they do. Answering the
+ * review of the 2010 patch set ("how long will people run without
+ * realizing that there are problems with their system if their devices
+ * still work?"): whenever a line or an action starts running on polling it
+ * is announced at once (which line, which driver, why), reminded of at a
+ * low rate (health_remind_ns of policy.h) while it lasts, and its recovery
+ * is announced too. irq_health_report() prints the "IRQ health" summary at
+ * the end of boot, and the irqs shell command reads the same state through
+ * irq_get_line_health()/irq_get_action_health() (declared in stats.h).
+ *
+ * An episode (struct irq_health_episode) is the time a line (storm) or an
+ * action (lost interrupts seen by expecting or watching) runs on polling.
+ * Announcements of episodes that come and go quickly are rate-limited: an
+ * episode that begins within health_remind_ns of the last message about
+ * the same subject is logged only at the 1st, 2nd, 4th, 8th ... time.
+ */
+#include "internals.h"
+
+/* Milliseconds per second, for "12.345 s" in messages. */
+#define IRQ_MS_PER_S 1000ull
+
+/* Names of the IRQ_HEALTH_* bits, in the order irq_health_cause_string prints them. */
+static const struct {
+	unsigned int bit;
+	const char *name;
+} irq_health_names[] = {
+	{ IRQ_HEALTH_STORM, "storm" },
+	{ IRQ_HEALTH_LOST_EXPECT, "lost-while-expecting" },
+	{ IRQ_HEALTH_WATCH_BAD, "watch-found-lost" },
+	{ IRQ_HEALTH_MISROUTED, "misrouted" },
+	{ IRQ_HEALTH_IRQPOLL, "irqpoll" },
+};
+
+/* Whole seconds and the millisecond remainder of @ns, for "%llu.%03llu s". */
+static unsigned long long irq_secs(uint64_t ns)
+{
+	return (unsigned long long)(ns / IRQ_POLICY_S);
+}
+
+static unsigned long long irq_msecs(uint64_t ns)
+{
+	return (unsigned long long)(ns / IRQ_POLICY_MS % IRQ_MS_PER_S);
+}
+
+/* The driver name a message gives for @action, or for the line's first action. */
+static const char *__irq_subject_name(const struct irq_desc *desc, const struct irqaction *action)
+{
+	if (action)
+		return action->name;
+	return desc->action ? desc->action->name : "no handler";
+}
+
+/* Completions by polling of the subject so far (action, or the whole line). */
+static uint64_t __irq_subject_polled(const struct irq_desc *desc, const struct irqaction *action)
+{
+	return action ? action->polled_handled : desc->def.polled_claims;
+}
+
+/* Whether a message about an episode change should be printed now (see the top). */
+static bool irq_health_should_log(const struct irq_health_episode *ep, uint64_t now)
+{
+	return ep->episodes <= 1 || now - ep->last_remind_ns >= irq_policy()->health_remind_ns ||
+	       irq_report_due(ep->episodes);
+}
+
+void __irq_health_begin(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
+			unsigned int cause, const char *why, uint64_t now)
+{
+	bool others = !action && desc->nr_actions > 1;
+
+	if (ep->active) {
+		ep->cause |= cause;
+		return;
+	}
+	ep->active = true;
+	ep->cause = cause;
+	ep->since_ns = now;
+	ep->polled_at_start = __irq_subject_polled(desc, action);
+	ep->episodes++;
+	if (irq_health_should_log(ep, now))
+		irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\"%s: %s (at %llu.%03llu s, episode %u)\n",
+			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action),
+			     others ? " and others" : "", why, irq_secs(now), irq_msecs(now), ep->episodes);
+	ep->last_remind_ns = now;
+}
+
+void __irq_health_end(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
+		      const char *how, uint64_t now)
+{
+	if (!ep->active)
+		return;
+	if (irq_health_should_log(ep, now))
+		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": %s after %llu ms on polling (%llu completions by polling)\n",
+			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action), how,
+			     irq_log_ms(now - ep->since_ns),
+			     (unsigned long long)(__irq_subject_polled(desc, action) - ep->polled_at_start));
+	ep->active = false;
+	ep->cause = 0;
+	ep->last_remind_ns = now;
+}
+
+/* Remind of one episode if it is due. Lock held. */
+static void __irq_health_remind_one(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
+				    uint64_t now)
+{
+	char causes[64];
+
+	if (!ep->active || now - ep->last_remind_ns < irq_policy()->health_remind_ns)
+		return;
+	irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": still on polling (%s) since %llu.%03llu s: %llu completions by polling\n",
+		     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action),
+		     irq_health_cause_string(ep->cause, causes, sizeof(causes)), irq_secs(ep->since_ns),
+		     irq_msecs(ep->since_ns),
+		     (unsigned long long)(__irq_subject_polled(desc, action) - ep->polled_at_start));
+	ep->last_remind_ns = now;
+}
+
+void __irq_health_remind(struct irq_desc *desc, uint64_t now)
+{
+	struct irqaction *a;
+	unsigned int walked;
+
+	__irq_health_remind_one(desc, NULL, &desc->def.storm, now);
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		__irq_health_remind_one(desc, a, &a->health, now);
+}
+
+/* Append @text to @buf (of @len, NUL-terminated at @*used); truncates. */
+static void irq_health_append(char *buf, size_t len, size_t *used, const char *text)
+{
+	while (*text && *used + 1 < len)
+		buf[(*used)++] = *text++;
+	buf[*used] = '\0';
+}
+
+const char *irq_health_cause_string(unsigned int causes, char *buf, size_t len)
+{
+	size_t used = 0, i;
+
+	if (!buf || !len)
+		return "";
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(irq_health_names) / sizeof(irq_health_names[0]); i++) {
+		if (!(causes & irq_health_names[i].bit))
+			continue;
+		if (used)
+			irq_health_append(buf, len, &used, ",");
+		irq_health_append(buf, len, &used, irq_health_names[i].name);
+	}
+	return buf;
+}
+
+/* The line's causes now, and the start and polled count of its oldest episode. Lock held. */
+static unsigned int __irq_line_causes(const struct irq_desc *desc, uint64_t *since, uint64_t *polled)
+{
+	const struct irqaction *a;
+	unsigned int walked, causes = 0;
+	bool any = false;
+
+	*since = 0;
+	*polled = desc->def.polled_claims;
+	if (desc->def.storm.active) {
+		causes |= desc->def.storm.cause;
+		*since = desc->def.storm.since_ns;
+		*polled = desc->def.polled_claims - desc->def.storm.polled_at_start;
+		any = true;
+	}
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
+		if (!a->health.active)
+			continue;
+		causes |= a->health.cause;
+		if (!any || a->health.since_ns < *since) {
+			*since = a->health.since_ns;
+			*polled = a->polled_handled - a->health.polled_at_start;
+			any = true;
+		}
+	}
+	if (desc->def.fixup_claims)
+		causes |= IRQ_HEALTH_MISROUTED;
+	if (irq_poll_all_enabled() && desc->action && (desc->action->flags & IRQF_SHARED))
+		causes |= IRQ_HEALTH_IRQPOLL;
+	return causes;
+}
+
+int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+	const struct irq_defence_line *def;
+	unsigned long flags;
+
+	if (!desc || !out)
+		return -IRQ_EINVAL;
+	def = &desc->def;
+	flags = irq_port_lock_irqsave(&desc->lock);
+	*out = (struct irq_line_health){
+		.irq = irq,
+		.flood_off = def->flood_off,
+		.floods = def->floods,
+		.failed_tests = def->failed_tests,
+		.backoff_ns = def->flood_backoff_ns,
+		.reenable_at_ns = def->flood_off ? def->flood_reenable_at_ns : 0,
+		.next_poll_ns = def->poll_at_ns,
+		.polls = def->polls,
+		.fixup_claims = def->fixup_claims,
+		.nr_actions = desc->nr_actions,
+	};
+	out->causes = __irq_line_causes(desc, &out->since_ns, &out->polled_completions);
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	return 0;
+}
+
+/* The watch state of @w in words. */
+static const char *irq_watch_state_name(const struct irq_watch *w)
+{
+	if (w->flags & IRQ_WAT_BAD)
+		return "bad";
+	if (!(w->flags & IRQ_WAT_WATCHING))
+		return "off";
+	if (w->flags & IRQ_WAT_POLLED)
+		return "polled";
+	if (w->flags & IRQ_WAT_WARY)
+		return "wary";
+	return "watching";
+}
+
+int irq_get_action_health(unsigned int irq, unsigned int index, struct irq_action_health *out)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+	const struct irqaction *a;
+	const struct irq_expect *e;
+	unsigned long flags;
+	unsigned int i, n;
+
+	if (!desc || !out)
+		return -IRQ_EINVAL;
+	flags = irq_port_lock_irqsave(&desc->lock);
+	a = desc->action;
+	for (i = 0; a && i < index && i < IRQ_MAX_SHARED; i++)
+		a = a->next;
+	if (a && i == index) {
+		*out = (struct irq_action_health){
+			.name = a->name,
+			.dev_id = a->dev_id,
+			.causes = a->health.active ? a->health.cause : 0,
+			.since_ns = a->health.active ? a->health.since_ns : 0,
+			.polled_completions = a->polled_handled - (a->health.active ? a->health.polled_at_start : 0),
+			.watch = irq_watch_state_name(&a->watch),
+		};
+		for (e = a->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++) {
+			out->tokens++;
+			out->tokens_verified += (__atomic_load_n(&e->state, __ATOMIC_RELAXED) & IRQ_EXP_VERIFIED) != 0;
+			out->completions_irq += e->completions_irq;
+			out->completions_polled += e->completions_polled;
+			out->timeouts += e->timeouts;
+		}
+	}
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	return a && i == index ? 0 : -IRQ_ENOENT;
+}
+
+/* Print the summary lines of one line on polling, with its actions. */
+static void irq_health_report_line(unsigned int irq, const struct irq_line_health *lh)
+{
+	struct irq_action_health ah;
+	char causes[96];
+	unsigned int i;
+
+	irq_port_log(IRQ_LOG_WARN, "irq health: line %u on polling (%s) since %llu.%03llu s: %llu completions by polling%s\n",
+		     irq, irq_health_cause_string(lh->causes, causes, sizeof(causes)), irq_secs(lh->since_ns),
+		     irq_msecs(lh->since_ns), (unsigned long long)lh->polled_completions,
+		     lh->flood_off ? "; disabled at its controller" : "");
+	for (i = 0; i < IRQ_MAX_SHARED && irq_get_action_health(irq, i, &ah) == 0; i++)
+		irq_port_log(IRQ_LOG_WARN, "irq health:   \"%.*s\": %s%s%s, watch %s, %u expect tokens (%u verified): %llu by interrupt, %llu by polling, %llu timed out\n",
+			     IRQ_NAME_LOG_MAX, ah.name, ah.causes ? "on polling (" : "interrupts fine",
+			     ah.causes ? irq_health_cause_string(ah.causes, causes, sizeof(causes)) : "",
+			     ah.causes ? ")" : "", ah.watch, ah.tokens, ah.tokens_verified,
+			     (unsigned long long)ah.completions_irq, (unsigned long long)ah.completions_polled,
+			     (unsigned long long)ah.timeouts);
+}
+
+unsigned int irq_health_report(void)
+{
+	unsigned int irq, listed = 0, with_handlers = 0;
+	struct irq_line_health lh;
+
+	for (irq = 0; irq < IRQ_NR_LINES; irq++) {
+		if (irq_get_line_health(irq, &lh) || !lh.nr_actions)
+			continue;
+		with_handlers++;
+		if (!lh.causes)
+			continue;
+		listed++;
+		if (lh.causes & ~IRQ_HEALTH_IRQPOLL)
+			irq_health_report_line(irq, &lh);
+		else
+			irq_port_log(IRQ_LOG_WARN, "irq health: line %u polled every %llu ms (irqpoll on the command line)\n",
+				     irq, irq_log_ms(irq_policy()->irqpoll_interval_ns));
+	}
+	if (!irq_defences_active())
+		irq_port_log(IRQ_LOG_WARN, "irq health: defences off (noirqdebug or not started): lost or flooding interrupts go unnoticed\n");
+	else if (!listed)
+		irq_port_log(IRQ_LOG_INFO, "irq health: all %u lines with handlers deliver by interrupt (profile %s)\n",
+			     with_handlers, irq_policy()->name);
+	return listed;
+}

@@ -1,0 +1,192 @@
+/*
+ * policy.c - the profiles of kernel/irq's defences (the table in policy.h,
+ * one column each), which one is in force, and the boot switches
+ * noirqdebug, irqfixup, irqpoll and irqpolicy= with the meanings Linux
+ * gives them (Documentation/admin-guide/kernel-parameters.txt), and the
+ * start of the defences. See spurious.c for what the defences do.
+ */
+#include "internals.h"
+
+/* Instantiate each column of IRQ_POLICY_TUNABLES as one profile. */
+#define IRQ_POLICY_COL_IRQKIT(field, irqkit, tejun2010, mainline, what) .field = (irqkit),
+#define IRQ_POLICY_COL_TEJUN(field, irqkit, tejun2010, mainline, what) .field = (tejun2010),
+#define IRQ_POLICY_COL_MAINLINE(field, irqkit, tejun2010, mainline, what) .field = (mainline),
+#define IRQ_POLICY_ROW(field, irqkit, tejun2010, mainline, what) \
+	{ #field, what, offsetof(struct irq_policy, field) },
+
+const struct irq_policy irq_policies[IRQ_POLICY_COUNT] = {
+	[IRQ_POLICY_IRQKIT] = { .name = "irqkit", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_IRQKIT) },
+	[IRQ_POLICY_TEJUN2010] = { .name = "tejun2010", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_TEJUN) },
+	[IRQ_POLICY_MAINLINE] = { .name = "mainline", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_MAINLINE) },
+};
+
+const struct irq_policy_row irq_policy_rows[] = { IRQ_POLICY_TUNABLES(IRQ_POLICY_ROW) };
+const size_t irq_policy_rows_count = sizeof(irq_policy_rows) / sizeof(irq_policy_rows[0]);
+
+/* The switches: set by the boot parameters, read everywhere. */
+static const struct irq_policy *irq_current_policy = &irq_policies[IRQ_POLICY_IRQKIT];
+static bool irq_switch_noirqdebug;
+static bool irq_switch_irqfixup;
+static bool irq_switch_irqpoll;
+static bool irq_started;  /* irq_defences_start ran (since the last irq_core_init) */
+
+const struct irq_policy *irq_policy(void)
+{
+	return __atomic_load_n(&irq_current_policy, __ATOMIC_ACQUIRE);
+}
+
+/* Freestanding string equality (no libc in the core). */
+static bool irq_str_equal(const char *a, const char *b)
+{
+	size_t i;
+
+	for (i = 0; a[i] && a[i] == b[i]; i++)
+		;
+	return a[i] == b[i];
+}
+
+const struct irq_policy *irq_policy_by_name(const char *name)
+{
+	unsigned int i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; i < IRQ_POLICY_COUNT; i++)
+		if (irq_str_equal(name, irq_policies[i].name))
+			return &irq_policies[i];
+	return NULL;
+}
+
+bool irq_defences_active(void)
+{
+	return __atomic_load_n(&irq_started, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&irq_switch_noirqdebug, __ATOMIC_RELAXED);
+}
+
+bool irq_fixup_enabled(void)
+{
+	return irq_defences_active() && (__atomic_load_n(&irq_switch_irqfixup, __ATOMIC_RELAXED) ||
+					 __atomic_load_n(&irq_switch_irqpoll, __ATOMIC_RELAXED));
+}
+
+bool irq_poll_all_enabled(void)
+{
+	return irq_defences_active() && __atomic_load_n(&irq_switch_irqpoll, __ATOMIC_RELAXED);
+}
+
+/* Longest switch value looked at; longer ones are refused. */
+#define IRQ_SWITCH_VALUE_MAX 8
+
+/* Parse a switch value: NULL (bare flag) is on. RETURNS 0 or -EINVAL. */
+static int irq_parse_switch(const char *v, bool *on)
+{
+	static const char *const yes[] = { "1", "on", "yes", "y" };
+	static const char *const no[] = { "0", "off", "no", "n" };
+	unsigned int i;
+
+	if (!v) {
+		*on = true;
+		return 0;
+	}
+	for (i = 0; i < IRQ_SWITCH_VALUE_MAX && v[i]; i++)
+		;
+	if (i == IRQ_SWITCH_VALUE_MAX)
+		return -IRQ_EINVAL;
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (irq_str_equal(v, yes[i])) {
+			*on = true;
+			return 0;
+		}
+		if (irq_str_equal(v, no[i])) {
+			*on = false;
+			return 0;
+		}
+	}
+	return -IRQ_EINVAL;
+}
+
+/* Set one boot-time switch. */
+static int irq_set_switch(bool *sw, const char *name, const char *v, const char *meaning)
+{
+	bool on;
+	int err = irq_parse_switch(v, &on);
+
+	if (err) {
+		irq_port_log(IRQ_LOG_ERR, "irq: %s=%.8s: not 0/1/on/off/yes/no\n", name, v);
+		return err;
+	}
+	if (__atomic_load_n(&irq_started, __ATOMIC_ACQUIRE)) {
+		irq_port_log(IRQ_LOG_ERR, "irq: %s is a boot parameter: the defences run already\n", name);
+		return -IRQ_EBUSY;
+	}
+	__atomic_store_n(sw, on, __ATOMIC_RELEASE);
+	irq_port_log(IRQ_LOG_INFO, "irq: %s %s: %s\n", name, on ? "on" : "off", meaning);
+	return 0;
+}
+
+int irq_param_noirqdebug(const char *v, void *arg)
+{
+	(void)arg;
+	return irq_set_switch(&irq_switch_noirqdebug, "noirqdebug", v,
+			      "no IRQ expecting, watching or flood defence");
+}
+
+int irq_param_irqfixup(const char *v, void *arg)
+{
+	(void)arg;
+	return irq_set_switch(&irq_switch_irqfixup, "irqfixup", v,
+			      "unclaimed interrupts also try the handlers of other shared lines");
+}
+
+int irq_param_irqpoll(const char *v, void *arg)
+{
+	(void)arg;
+	return irq_set_switch(&irq_switch_irqpoll, "irqpoll", v,
+			      "irqfixup, and every shared line is polled by its own timer; slows the system");
+}
+
+int irq_param_policy(const char *v, void *arg)
+{
+	const struct irq_policy *p = irq_policy_by_name(v);
+
+	(void)arg;
+	if (!p) {
+		irq_port_log(IRQ_LOG_ERR, "irq: irqpolicy=%.16s: unknown; use irqkit, tejun2010 or mainline\n",
+			     v ? v : "");
+		return -IRQ_EINVAL;
+	}
+	__atomic_store_n(&irq_current_policy, p, __ATOMIC_RELEASE);
+	irq_port_log(IRQ_LOG_INFO, "irq: defence profile %s\n", p->name);
+	return 0;
+}
+
+void irq_defences_core_init(void)
+{
+	__atomic_store_n(&irq_started, false, __ATOMIC_RELEASE);
+}
+
+void irq_defences_start(void)
+{
+	const struct irq_policy *p = irq_policy();
+	uint64_t now = irq_port_now_ns();
+	unsigned int irq;
+
+	__atomic_store_n(&irq_started, true, __ATOMIC_RELEASE);
+	if (!irq_defences_active()) {
+		irq_port_log(IRQ_LOG_WARN, "irq: defences off (noirqdebug): lost and flooding interrupts go unnoticed%s\n",
+			     irq_switch_irqfixup || irq_switch_irqpoll ? "; irqfixup/irqpoll ignored" : "");
+		return;
+	}
+	irq_port_log(IRQ_LOG_INFO, "irq: defences on, profile %s: expecting %s, watching %s, flood polling; irqfixup %s, irqpoll %s\n",
+		     p->name, p->expect_on ? "on" : "off", p->watch_on ? "on" : "off",
+		     irq_fixup_enabled() ? "on" : "off", irq_poll_all_enabled() ? "on" : "off");
+	if (!irq_poll_all_enabled())
+		return;
+	for (irq = 0; irq < IRQ_NR_LINES; irq++) {
+		struct irq_desc *desc = &irq_descs[irq];
+		unsigned long flags = irq_port_lock_irqsave(&desc->lock);
+
+		__irq_poll_reschedule(desc, now);
+		irq_port_unlock_irqrestore(&desc->lock, flags);
+	}
+}

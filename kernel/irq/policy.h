@@ -1,0 +1,248 @@
+/*
+ * policy.h - the tunables of kernel/irq's three defences (IRQ expecting,
+ * IRQ watching, spurious IRQ polling; spurious.c has the design essay), in
+ * one table with a column per profile, and the boot/runtime switches:
+ *
+ *   irqpolicy=irqkit     ours, the default (docs/defences.md says why)
+ *   irqpolicy=tejun2010  the published constants of Tejun Heo's 2010 patch
+ *                        set "irq: better lost/spurious irq handling"
+ *   irqpolicy=mainline   what Linux does today (kernel/irq/spurious.c):
+ *                        99,900 unhandled of 100,000, the line disabled for
+ *                        good and polled every 100 ms; no expect/watch
+ *   noirqdebug           all three defences off
+ *   irqfixup             an unhandled interrupt also tries the handlers of
+ *                        every other (shared) line
+ *   irqpoll              irqfixup, and every shared line is polled
+ *                        periodically through its own one-shot poll timer
+ *
+ * The kernel (or a driver, or the shell) includes this as <irq/policy.h>.
+ * The code of the defences reads the table by field name only:
+ * irq_policy()->spr_segment_samples, never a number.
+ *
+ * Why the irqkit values are what they are (docs/defences.md has the table
+ * beside the other two profiles and the figures):
+ *  - Polling rates are the 2010 ones (3 s slow, 10 ms normal, 1 ms quick):
+ *    they are about human-perceivable latency, not about any device. What
+ *    irqkit adds is adaptivity: a line polled because it is broken is polled
+ *    quickly after a poll that found work and backs off to the normal rate
+ *    when polls come back empty (poll_adaptive), and an expecting token
+ *    schedules its first poll from the completion latency it has measured
+ *    (expect_latency_mult times the typical one, between
+ *    expect_first_poll_min_ns and expect_first_poll_max_ns).
+ *  - Verification needs 32 good deliveries instead of 256: the 2010 goal
+ *    was high because an unverified token polled every 10 ms; ours polls at
+ *    a few times the device's own latency, so distrust is cheap and the
+ *    lock-free verified path should be reached soon.
+ *  - The flood detector judges segments of 500 interrupts or 50 ms,
+ *    whichever ends first, and calls a segment a flood at 95 % unclaimed
+ *    with at least 100 samples. A flood that starts anywhere inside a
+ *    segment fills the next one completely, so it is caught within two
+ *    segments: at most 1,000 interrupts and 100 ms for any flood of at
+ *    least 2,000 interrupts a second. The threshold sits below the 99 % the
+ *    issue demands so that a 99 % flood is caught every time, not every
+ *    other time (100 samples at 99 % have a standard deviation of one
+ *    sample). It is a ratio, not a rate: a healthy line at 100,000
+ *    interrupts a second never comes near it (healthy lines are at worst
+ *    around 50 % unclaimed, when a level line is re-delivered once before
+ *    the device lets go of it). Slower trickles (under 100 in 50 ms) are
+ *    not floods: they cost well under 1 % of a CPU.
+ *  - A flooded line is given another chance after 100 ms, then 200 ms,
+ *    400 ms ... up to 10 s (each bad test doubles the wait, each good
+ *    segment halves it). A test costs at most one segment of interrupts
+ *    (500, about a millisecond), so testing often is cheap, and a device
+ *    whose flood stopped is back on interrupts within seconds, not after
+ *    the 100 s (then 800 s, 6,400 s ...) of the 2010 design or never, as
+ *    in Linux today.
+ */
+#ifndef IRQ_POLICY_H
+#define IRQ_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "irq_errno.h"
+
+/* Units of the table (nanoseconds of irq_port_now_ns). */
+#define IRQ_POLICY_US 1000ull
+#define IRQ_POLICY_MS 1000000ull
+#define IRQ_POLICY_S  1000000000ull
+/* "Never": a back-off that never ends (the line stays off for good). */
+#define IRQ_POLICY_FOREVER UINT64_MAX
+/* Ratios in the spurious rows are parts per million of the segment's samples. */
+#define IRQ_POLICY_PPM 1000000ull
+
+/*
+ * IRQ_POLICY_TUNABLES - the table. One row per tunable:
+ *   T(field, irqkit, tejun2010, mainline, "meaning (unit)")
+ * A value that a profile does not use (mainline has no expecting) is 0 and
+ * the row's _on switch is 0. Booleans are 0/1.
+ */
+#define IRQ_POLICY_TUNABLES(T) \
+	/* ---- polling rates (2010 values; mainline polls its disabled lines at 100 ms) */ \
+	T(poll_slow_ns,            3 * IRQ_POLICY_S,    3 * IRQ_POLICY_S,    3 * IRQ_POLICY_S, \
+	  "slow poll: verified expects and clean watches (ns)") \
+	T(poll_normal_ns,          10 * IRQ_POLICY_MS,  10 * IRQ_POLICY_MS,  100 * IRQ_POLICY_MS, \
+	  "normal poll of a line that needs it (ns)") \
+	T(poll_quick_ns,           1 * IRQ_POLICY_MS,   1 * IRQ_POLICY_MS,   100 * IRQ_POLICY_MS, \
+	  "quick poll (ns)") \
+	T(poll_adaptive,           1,                   0,                   0, \
+	  "after a poll found work, poll again quickly; empty polls double the gap up to normal") \
+	/* ---- IRQ expecting (2010: goal 256, bad factor 10, quick after 1,024 samples at 80 %) */ \
+	T(expect_on,               1,                   1,                   0, \
+	  "expect_irq/unexpect_irq poll the line (mainline has no expecting)") \
+	T(expect_verify_goal,      32,                  256,                 0, \
+	  "good deliveries until a token is verified") \
+	T(expect_bad_factor,       8,                   10,                  0, \
+	  "good deliveries one polled delivery costs") \
+	T(expect_quick_samples,    0,                   1024,                0, \
+	  "polled deliveries judged for quick mode (0: no quick mode)") \
+	T(expect_quick_pct,        0,                   80,                  0, \
+	  "percent of them found by the first poll that makes a token quick") \
+	T(expect_latency_poll,     1,                   0,                   0, \
+	  "first poll from the token's measured completion latency") \
+	T(expect_latency_mult,     3,                   0,                   0, \
+	  "first poll after this many times the typical latency") \
+	T(expect_first_poll_min_ns, 20 * IRQ_POLICY_US, 0,                   0, \
+	  "earliest first poll after expect_irq (ns)") \
+	T(expect_first_poll_max_ns, 10 * IRQ_POLICY_MS, 0,                   0, \
+	  "latest first poll after expect_irq (ns)") \
+	/* ---- IRQ watching (2010 values throughout) */ \
+	T(watch_on,                1,                   1,                   0, \
+	  "watch_irq polls the action (mainline has no watching)") \
+	T(watch_interval_ns,       500 * IRQ_POLICY_MS, 500 * IRQ_POLICY_MS, 0, \
+	  "first watch poll; the gap grows to poll_slow_ns while all is well (ns)") \
+	T(watch_period_ns,         60 * IRQ_POLICY_S,   60 * IRQ_POLICY_S,   0, \
+	  "watch period (ns)") \
+	T(watch_wary_period_ns,    600 * IRQ_POLICY_S,  600 * IRQ_POLICY_S,  0, \
+	  "watch period once wary (ns)") \
+	T(watch_min_samples,       10,                  10,                  0, \
+	  "deliveries a period needs to be judged") \
+	T(watch_wary_pct,          1,                   1,                   0, \
+	  "percent polled above which the action turns wary") \
+	T(watch_bad_pct,           10,                  10,                  0, \
+	  "percent polled above which it is bad for good") \
+	/* ---- spurious (flood) handling (2010: 9,900 of 10,000 in 10 s; mainline: 99,900 of 100,000) */ \
+	T(spr_segment_samples,     500,                 10000,               100000, \
+	  "interrupts per judged segment") \
+	T(spr_segment_ns,          50 * IRQ_POLICY_MS,  10 * IRQ_POLICY_S,   0, \
+	  "segment length: irqkit judges then, 2010 calls longer segments good (ns; 0: none)") \
+	T(spr_judge_on_time,       1,                   0,                   0, \
+	  "a segment also ends when spr_segment_ns has passed") \
+	T(spr_min_samples,         100,                 10000,               100000, \
+	  "fewest interrupts a segment needs to be called a flood") \
+	T(spr_bad_ppm,             950000,              990000,              999010, \
+	  "unclaimed share that makes a segment a flood (ppm; mainline: more than 99,900)") \
+	T(spr_unhandled_gap_ns,    0,                   0,                   100 * IRQ_POLICY_MS, \
+	  "an unclaimed interrupt this long after the last restarts the count (ns; 0: never)") \
+	T(spr_poll_ns,             10 * IRQ_POLICY_MS,  10 * IRQ_POLICY_MS,  100 * IRQ_POLICY_MS, \
+	  "poll interval of a line disabled for flooding (ns)") \
+	T(spr_backoff_min_ns,      100 * IRQ_POLICY_MS, 100 * IRQ_POLICY_S,  IRQ_POLICY_FOREVER, \
+	  "first time off before a re-enable test (ns; 2010: 10,000 polls of 10 ms)") \
+	T(spr_backoff_grow_shift,  1,                   3,                   0, \
+	  "a failed test multiplies the back-off by 2^this") \
+	T(spr_backoff_shrink_shift, 1,                  1,                   0, \
+	  "a good segment divides it by 2^this") \
+	T(spr_backoff_max_ns,      10 * IRQ_POLICY_S,   IRQ_POLICY_FOREVER,  IRQ_POLICY_FOREVER, \
+	  "longest back-off (ns)") \
+	/* ---- irqpoll, reporting */ \
+	T(irqpoll_interval_ns,     10 * IRQ_POLICY_MS,  10 * IRQ_POLICY_MS,  100 * IRQ_POLICY_MS, \
+	  "irqpoll: poll every shared line this often (ns)") \
+	T(health_remind_ns,        60 * IRQ_POLICY_S,   60 * IRQ_POLICY_S,   60 * IRQ_POLICY_S, \
+	  "remind of a line or action on polling this often (ns; reporting is irqkit's in every profile)")
+
+/* The profiles, in the order of the table's columns. */
+enum irq_policy_id {
+	IRQ_POLICY_IRQKIT,     /* ours (default) */
+	IRQ_POLICY_TEJUN2010,  /* Tejun Heo's 2010 patch set */
+	IRQ_POLICY_MAINLINE,   /* Linux today */
+	IRQ_POLICY_COUNT,
+};
+
+/* One profile: its name and one field per row of IRQ_POLICY_TUNABLES. */
+struct irq_policy {
+	const char *name;
+#define IRQ_POLICY_FIELD(field, irqkit, tejun2010, mainline, what) uint64_t field;
+	IRQ_POLICY_TUNABLES(IRQ_POLICY_FIELD)
+#undef IRQ_POLICY_FIELD
+};
+
+/* One row of the table described for printing (bench, shell, docs). */
+struct irq_policy_row {
+	const char *field;   /* "spr_segment_samples" */
+	const char *what;    /* its meaning and unit */
+	size_t offset;       /* of the field in struct irq_policy */
+};
+
+/* The three profiles, indexed by enum irq_policy_id. */
+extern const struct irq_policy irq_policies[IRQ_POLICY_COUNT];
+/* The rows, in table order; irq_policy_rows_count of them. */
+extern const struct irq_policy_row irq_policy_rows[];
+extern const size_t irq_policy_rows_count;
+
+/*
+ * Pool of expect tokens for init_irq_expect() (init_irq_expect_static()
+ * needs none), and the most tokens one action may carry (bounds the walks
+ * of its list). A build may override them with -DNAME=value.
+ */
+#ifndef IRQ_NR_EXPECTS
+#define IRQ_NR_EXPECTS 32
+#endif
+#ifndef IRQ_EXPECTS_PER_ACTION
+#define IRQ_EXPECTS_PER_ACTION 8
+#endif
+#if IRQ_NR_EXPECTS < 1 || IRQ_NR_EXPECTS > 4096
+#error "IRQ_NR_EXPECTS must be 1..4096 (init_irq_expect_static needs no pool)"
+#endif
+#if IRQ_EXPECTS_PER_ACTION < 1 || IRQ_EXPECTS_PER_ACTION > 64
+#error "IRQ_EXPECTS_PER_ACTION must be 1..64 tokens per handler"
+#endif
+
+/*
+ * irq_policy - the profile in force. CONTEXT: any; a plain load.
+ * RETURNS a pointer into irq_policies (never NULL).
+ */
+const struct irq_policy *irq_policy(void);
+
+/*
+ * irq_policy_by_name - the profile called @name ("irqkit", "tejun2010",
+ * "mainline"). CONTEXT: any. RETURNS it, or NULL for an unknown name.
+ */
+const struct irq_policy *irq_policy_by_name(const char *name);
+
+/*
+ * Boot parameter setters, for the kernel's parameter table (kernel/params.c):
+ * the signature of struct cmdline_param's set(). @v is NULL for the bare
+ * flag ("irqpoll"), or "1"/"on"/"yes" / "0"/"off"/"no" ("irqpoll=0").
+ * irqpolicy= takes a profile name. Each logs what it switched.
+ * CONTEXT: thread context. The three switches are boot-time only: once
+ * irq_defences_start() ran they refuse (-EBUSY); the profile may change at
+ * any time and takes effect at each defence's next decision.
+ * RETURNS 0; -EINVAL for a value they do not know; -EBUSY as above.
+ */
+int irq_param_noirqdebug(const char *v, void *arg);
+int irq_param_irqfixup(const char *v, void *arg);
+int irq_param_irqpoll(const char *v, void *arg);
+int irq_param_policy(const char *v, void *arg);
+
+/*
+ * irq_defences_start - switch the defences on, with the switches and the
+ * profile set so far, and log one line saying which. Until then (from
+ * irq_core_init() on) note_interrupt() only counts, init_irq_expect()
+ * returns NULL and watch_irq() does nothing: the defences arm timers, so
+ * the kernel calls this once its clock and timers run (after
+ * x86_time_init()), before it enables interrupts. With irqpoll it arms
+ * the poll timer of every shared line.
+ * CONTEXT: thread context, once per boot (again after irq_core_init() in
+ * host tests).
+ */
+void irq_defences_start(void);
+
+/* irq_defences_active - whether the defences run (started and not noirqdebug). CONTEXT: any. */
+bool irq_defences_active(void);
+
+/* irq_fixup_enabled / irq_poll_all_enabled - irqfixup / irqpoll in force (and active). CONTEXT: any. */
+bool irq_fixup_enabled(void);
+bool irq_poll_all_enabled(void);
+
+#endif /* IRQ_POLICY_H */

@@ -1,0 +1,208 @@
+/*
+ * poll.c - the per-line poll timer of kernel/irq's defences: each defence
+ * says when it wants the line polled (the flood defence in spurious.c,
+ * expecting in expect.c, watching in watch.c, irqpoll here) and the timer is
+ * armed for the earliest of those times, as a one-shot timer, so nothing
+ * runs periodically unless a defence asks for it and a tickless kernel
+ * stays tickless. Also here: irqfixup (an unclaimed interrupt tries the
+ * handlers of every other shared line) and irqpoll (every shared line is
+ * polled periodically), the boot options of Linux's
+ * Documentation/admin-guide/kernel-parameters.txt - done through the
+ * per-line timers, where Linux's irqpoll used one global periodic timer,
+ * which a one-shot tick did not fire (as the 2010 mail notes).
+ *
+ * A poll runs the line's handlers through irq_poll_line() (handle.c), under
+ * the core's exclusion; what it found is accounted by note_interrupt(),
+ * like any run. Only lines whose actions are all shared are polled by
+ * irqfixup and irqpoll: a shared handler must cope with interrupts that are
+ * not its device's, an exclusive one may not. Expecting, watching and the
+ * flood defence poll their line whatever its flags: the driver asked for
+ * it, or the handler is being called in vain by the flood anyway.
+ */
+#include "internals.h"
+
+/*
+ * No two polls of one line closer than this (ns): a safety net against a
+ * defence asking for a time already passed, which would otherwise make the
+ * timer fire again and again at one instant.
+ */
+#define IRQ_POLL_MIN_GAP_NS 10000ull
+
+/* The earlier of two poll times, 0 meaning "no poll wanted". */
+static uint64_t irq_poll_earliest(uint64_t a, uint64_t b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a < b ? a : b;
+}
+
+/* Whether the line's actions are shared (so that irqfixup/irqpoll may call them). Lock held. */
+static bool __irq_line_shared(const struct irq_desc *desc)
+{
+	return desc->action && (desc->action->flags & IRQF_SHARED);
+}
+
+uint64_t __irq_poll_gap(const struct irq_desc *desc, uint64_t base_ns)
+{
+	uint64_t gap = desc->def.poll_gap_ns;
+
+	if (!irq_policy()->poll_adaptive || !gap || gap > base_ns)
+		return base_ns;
+	return gap;
+}
+
+/* When irqpoll wants the line polled (0: not at all). Lock held. */
+static uint64_t __irq_poll_all_deadline(const struct irq_desc *desc, uint64_t now)
+{
+	uint64_t interval = irq_policy()->irqpoll_interval_ns;
+
+	if (!irq_poll_all_enabled() || !__irq_line_shared(desc))
+		return 0;
+	return (desc->def.polls ? desc->def.last_poll_ns : now) + interval;
+}
+
+void __irq_poll_reschedule(struct irq_desc *desc, uint64_t now)
+{
+	struct irq_defence_line *def = &desc->def;
+	struct irqaction *a;
+	unsigned int walked;
+	uint64_t want = 0;
+
+	if (irq_defences_active() && desc->action) {
+		want = irq_poll_earliest(__irq_flood_deadline(desc, now), __irq_poll_all_deadline(desc, now));
+		for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
+			want = irq_poll_earliest(want, __irq_expect_deadline(desc, a, now));
+			want = irq_poll_earliest(want, __irq_watch_deadline(desc, a, now));
+		}
+		if (want && def->polls && want < def->last_poll_ns + IRQ_POLL_MIN_GAP_NS)
+			want = def->last_poll_ns + IRQ_POLL_MIN_GAP_NS;
+	}
+	if (!want) {
+		if (def->poll_at_ns) {
+			irq_poll_cancel(desc);
+			def->poll_at_ns = 0;
+			__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
+		}
+		return;
+	}
+	if (want == def->poll_at_ns)
+		return;
+	irq_poll_schedule(desc, want);
+	def->poll_at_ns = want;
+	__atomic_store_n(&def->poll_at_word, irq_poll_word_encode(want), __ATOMIC_SEQ_CST);
+	def->poll_arms++;
+}
+
+/* After a poll: adapt the gap of the fast polls to what the poll found. Lock held. */
+static void __irq_poll_adapt(struct irq_desc *desc, int found)
+{
+	const struct irq_policy *p = irq_policy();
+	struct irq_defence_line *def = &desc->def;
+
+	if (!p->poll_adaptive)
+		return;
+	if (found == IRQ_HANDLED)
+		def->poll_gap_ns = p->poll_quick_ns;  /* work comes in bursts: look again soon */
+	else if (!def->poll_gap_ns)
+		def->poll_gap_ns = p->poll_normal_ns;
+	else if (def->poll_gap_ns < p->poll_normal_ns)
+		def->poll_gap_ns = def->poll_gap_ns * 2 < p->poll_normal_ns ? def->poll_gap_ns * 2 : p->poll_normal_ns;
+}
+
+void irq_poll_timer_expired(struct irq_desc *desc)
+{
+	struct irqaction *a;
+	unsigned int walked;
+	unsigned long flags;
+	uint64_t now = irq_port_now_ns();
+	int found;
+
+	flags = irq_port_lock_irqsave(&desc->lock);
+	/* First: an expect_irq from now on sees the timer unarmed (expect.c). */
+	desc->def.poll_at_ns = 0;
+	__atomic_store_n(&desc->def.poll_at_word, 0, __ATOMIC_SEQ_CST);
+	if (!irq_defences_active()) {
+		/* Armed by hand (irq_poll_schedule) with the defences off: just poll. */
+		irq_port_unlock_irqrestore(&desc->lock, flags);
+		irq_poll_line(desc);
+		return;
+	}
+	if (!desc->action) {
+		irq_port_unlock_irqrestore(&desc->lock, flags);
+		return;
+	}
+	desc->def.polls++;
+	__irq_flood_poll_due(desc, now);
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+
+	found = irq_poll_line(desc);
+
+	now = irq_port_now_ns();
+	flags = irq_port_lock_irqsave(&desc->lock);
+	desc->def.last_poll_ns = now;
+	__irq_poll_adapt(desc, found);
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		__irq_expect_mark_polled(a);
+	__irq_health_remind(desc, now);
+	__irq_poll_reschedule(desc, now);
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		__irq_expect_age(a);
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+}
+
+bool irq_fixup_try_others(struct irq_desc *desc)
+{
+	bool claimed = false;
+	unsigned int irq;
+
+	for (irq = 0; irq < IRQ_NR_LINES; irq++) {
+		struct irq_desc *other = &irq_descs[irq];
+		unsigned long flags;
+		bool shared;
+
+		if (other == desc)
+			continue;
+		flags = irq_port_lock_irqsave(&other->lock);
+		shared = __irq_line_shared(other);
+		irq_port_unlock_irqrestore(&other->lock, flags);
+		if (!shared || irq_poll_line(other) != IRQ_HANDLED)
+			continue;
+		claimed = true;
+		flags = irq_port_lock_irqsave(&other->lock);
+		if (irq_report_due(++other->def.fixup_claims))
+			irq_port_log(IRQ_LOG_WARN, "irq %u: its handlers claimed an unclaimed interrupt of irq %u (irqfixup; %llu times): misrouted?\n",
+				     irq, desc->irq_data.irq, (unsigned long long)other->def.fixup_claims);
+		irq_port_unlock_irqrestore(&other->lock, flags);
+	}
+	if (claimed)
+		desc->def.fixup_rescues++;
+	return claimed;
+}
+
+void __irq_defences_action_added(struct irq_desc *desc, struct irqaction *action)
+{
+	(void)action;
+	if (irq_poll_all_enabled())
+		__irq_poll_reschedule(desc, irq_port_now_ns());
+}
+
+void __irq_defences_action_removed(struct irq_desc *desc, struct irqaction *action)
+{
+	uint64_t now = irq_port_now_ns();
+
+	__irq_expect_kill_all(desc, action);
+	__irq_watch_stop(desc, action);
+	if (action->health.active)
+		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\" freed after %llu ms on polling\n", desc->irq_data.irq,
+			     IRQ_NAME_LOG_MAX, action->name, irq_log_ms(now - action->health.since_ns));
+	action->health.active = false;
+	if (!desc->action) {
+		if (desc->def.storm.active)
+			irq_port_log(IRQ_LOG_INFO, "irq %u: last handler freed; flood defence reset\n", desc->irq_data.irq);
+		irq_defences_reset_line(desc);
+		return;
+	}
+	__irq_poll_reschedule(desc, now);
+}
