@@ -1,0 +1,205 @@
+/*
+ * sim.c - the virtual-time simulator's controller model and run loop (see
+ * sim.h): a "SIM" irq_chip over struct sim_line, deliveries as host port
+ * timer events, and the start of the defences with a profile.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim.h"
+
+/* Longest chip error message kept, bytes. */
+#define SIM_ERROR_TEXT 256
+
+static struct sim_line lines[IRQ_NR_LINES];
+static unsigned int chip_errors;
+static char chip_first_error[SIM_ERROR_TEXT];
+
+static void __attribute__((format(printf, 1, 2))) sim_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (chip_errors++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(chip_first_error, sizeof(chip_first_error), fmt, ap);
+	va_end(ap);
+}
+
+unsigned int sim_chip_errors(void) { return chip_errors; }
+const char *sim_chip_first_error(void) { return chip_first_error; }
+uint64_t sim_now(void) { return irq_port_now_ns(); }
+
+struct sim_line *sim_line(unsigned int irq)
+{
+	return irq < IRQ_NR_LINES ? &lines[irq] : NULL;
+}
+
+uint64_t sim_random(uint64_t *state)
+{
+	uint64_t x = *state ? *state : 0x9E3779B97F4A7C15ull;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+bool sim_chance(uint64_t *state, uint32_t ppm)
+{
+	return ppm && (sim_random(state) >> 11) % SIM_PPM < ppm;
+}
+
+/* Whether @l would interrupt the CPU now. */
+static bool line_signals(const struct sim_line *l)
+{
+	if (l->masked)
+		return false;
+	return l->flow == SIM_EDGE ? l->latched : l->sources != 0;
+}
+
+/* Schedule the next delivery if the line signals and none is scheduled. */
+static void line_kick(struct sim_line *l)
+{
+	if (line_signals(l) && !irq_port_timer_pending(&l->deliver))
+		irq_port_timer_arm(&l->deliver, irq_port_now_ns() + SIM_IRQ_COST_NS);
+}
+
+/* Delivery event: the controller interrupts the CPU for this line. */
+static void line_deliver(void *arg)
+{
+	struct sim_line *l = arg;
+	unsigned int irq = (unsigned int)(l - lines);
+
+	if (!line_signals(l))
+		return;  /* masked or let go meanwhile */
+	l->latched = false;
+	l->delivered++;
+	generic_handle_irq(irq);
+	line_kick(l);  /* still asserted (or a new edge): again after the cost */
+}
+
+/* ---- the SIM chip (called with the line's lock held) ---------------------- */
+
+static void chip_mask(struct irq_data *d)
+{
+	struct sim_line *l = &lines[d->irq];
+
+	if (l->masked)
+		sim_error("mask of line %u, which is masked", d->irq);
+	l->masked = true;
+	l->masks++;
+	l->last_mask_ns = irq_port_now_ns();
+}
+
+static void chip_unmask(struct irq_data *d)
+{
+	struct sim_line *l = &lines[d->irq];
+
+	if (!l->masked)
+		sim_error("unmask of line %u, which is unmasked", d->irq);
+	l->masked = false;
+	l->unmasks++;
+	l->last_unmask_ns = irq_port_now_ns();
+	line_kick(l);
+}
+
+static void chip_ack(struct irq_data *d) { (void)d; }
+
+static void chip_eoi(struct irq_data *d)
+{
+	line_kick(&lines[d->irq]);
+}
+
+static int chip_set_type(struct irq_data *d, unsigned int type)
+{
+	(void)d;
+	(void)type;
+	return 0;
+}
+
+static const struct irq_chip sim_chip = {
+	.name = "SIM", .mask = chip_mask, .unmask = chip_unmask, .ack = chip_ack,
+	.eoi = chip_eoi, .set_type = chip_set_type,
+};
+
+/* ---- setup and stimulus ---------------------------------------------------- */
+
+void sim_reset(void)
+{
+	unsigned int i;
+
+	irq_host_reset();
+	for (i = 0; i < IRQ_NR_LINES; i++)
+		lines[i] = (struct sim_line){ 0 };
+	chip_errors = 0;
+	chip_first_error[0] = '\0';
+	irq_core_init();
+	/* Back to the boot defaults of the switches (irq_core_init stopped the defences). */
+	irq_param_noirqdebug("0", NULL);
+	irq_param_irqfixup("0", NULL);
+	irq_param_irqpoll("0", NULL);
+	irq_param_policy("irqkit", NULL);
+	irq_host_log_clear();
+}
+
+int sim_start(const struct sim_options *opt)
+{
+	int err = 0;
+
+	if (opt->noirqdebug)
+		err = err ? err : irq_param_noirqdebug(NULL, NULL);
+	if (opt->irqfixup)
+		err = err ? err : irq_param_irqfixup(NULL, NULL);
+	if (opt->irqpoll)
+		err = err ? err : irq_param_irqpoll(NULL, NULL);
+	err = err ? err : irq_param_policy(opt->policy ? opt->policy : "irqkit", NULL);
+	if (!err && !opt->defences_off)
+		irq_defences_start();
+	return err;
+}
+
+int sim_line_setup(unsigned int irq, enum sim_flow flow)
+{
+	static const irq_flow_handler_t flows[] = {
+		[SIM_EDGE] = handle_edge_irq, [SIM_LEVEL] = handle_level_irq, [SIM_FASTEOI] = handle_fasteoi_irq,
+	};
+	struct sim_line *l = sim_line(irq);
+
+	if (!l)
+		return -IRQ_EINVAL;
+	*l = (struct sim_line){ .used = true, .flow = flow, .masked = false };
+	irq_port_timer_init(&l->deliver, line_deliver, l);
+	/* The core masks the line when the chip is attached. */
+	return irq_set_chip_and_handler(irq, &sim_chip, flows[flow], NULL, irq);
+}
+
+void sim_line_set_source(unsigned int irq, unsigned int source, bool on)
+{
+	struct sim_line *l = sim_line(irq);
+
+	if (!l || source >= SIM_SOURCES_MAX)
+		return;
+	if (on)
+		l->sources |= 1u << source;
+	else
+		l->sources &= ~(1u << source);
+	line_kick(l);
+}
+
+void sim_line_edge(unsigned int irq)
+{
+	struct sim_line *l = sim_line(irq);
+
+	if (!l)
+		return;
+	l->latched = true;
+	line_kick(l);
+}
+
+void sim_run_for(uint64_t ns)
+{
+	irq_host_advance_ns(ns);
+}

@@ -1,0 +1,76 @@
+/*
+ * sim_cmocka.h - what the cmocka tests of the defences share: per-case
+ * setup/teardown around the simulator (sim.h), and running one scenario
+ * once per profile (irqkit, tejun2010, mainline) as separately named cases,
+ * "scenario/irqkit" and so on, each asserting that profile's own
+ * documented behaviour read from the policy table (policy.h).
+ * Include after <cmocka.h>.
+ */
+#ifndef IRQ_SIM_CMOCKA_H
+#define IRQ_SIM_CMOCKA_H
+
+#include <stdlib.h>
+
+#include "sim.h"
+
+/* The profile a case runs with: its state pointer points at one of these. */
+static const enum irq_policy_id sim_profile_ids[IRQ_POLICY_COUNT] = {
+	IRQ_POLICY_IRQKIT, IRQ_POLICY_TEJUN2010, IRQ_POLICY_MAINLINE,
+};
+
+/* The profile of the running case (irqkit for cases that are not per profile). */
+static inline const struct irq_policy *sim_case_policy(void **state)
+{
+	const enum irq_policy_id *id = *state;
+
+	return &irq_policies[id ? *id : IRQ_POLICY_IRQKIT];
+}
+
+/* Start the defences with the case's profile and @opt's switches (@opt may be NULL). */
+static inline const struct irq_policy *sim_case_start(void **state, const struct sim_options *opt)
+{
+	struct sim_options o = opt ? *opt : (struct sim_options){ 0 };
+	const struct irq_policy *p = sim_case_policy(state);
+
+	o.policy = p->name;
+	assert_int_equal(sim_start(&o), 0);
+	return p;
+}
+
+static inline int sim_case_setup(void **state)
+{
+	(void)state;
+	sim_reset();
+	return 0;
+}
+
+static inline int sim_case_teardown(void **state)
+{
+	(void)state;
+	if (sim_chip_errors())
+		fail_msg("SIM chip: %u broken rule(s), first: %s", sim_chip_errors(), sim_chip_first_error());
+	assert_int_equal(irq_host_locks_held(), 0);
+	assert_false(irq_host_irqs_disabled());
+	return 0;
+}
+
+/* One case per profile: "name/irqkit", "name/tejun2010", "name/mainline". */
+#define SIM_CASE_PROFILE(fn, id, prof) \
+	{ #fn "/" prof, fn, sim_case_setup, sim_case_teardown, (void *)&sim_profile_ids[id] }
+#define SIM_CASES_PER_PROFILE(fn) \
+	SIM_CASE_PROFILE(fn, IRQ_POLICY_IRQKIT, "irqkit"), \
+	SIM_CASE_PROFILE(fn, IRQ_POLICY_TEJUN2010, "tejun2010"), \
+	SIM_CASE_PROFILE(fn, IRQ_POLICY_MAINLINE, "mainline")
+/* A case that runs with the irqkit profile only. */
+#define SIM_CASE(fn) { #fn, fn, sim_case_setup, sim_case_teardown, NULL }
+
+/* Run only the cases matching $IRQ_TEST_FILTER (a cmocka glob), when set. */
+static inline void sim_filter_from_env(void)
+{
+	const char *pattern = getenv("IRQ_TEST_FILTER");
+
+	if (pattern && *pattern)
+		cmocka_set_test_filter(pattern);
+}
+
+#endif /* IRQ_SIM_CMOCKA_H */

@@ -1,0 +1,485 @@
+/*
+ * test_irq_expect.c - host tests of IRQ expecting (kernel/irq/expect.c) in
+ * the virtual-time simulator (tests/unit/sim/): tokens from the pool and
+ * from caller storage, verification, the lock-free verified path, the
+ * first poll scheduled from measured latency (irqkit) or at the 2010
+ * intervals, lost interrupts distrusted and announced, and every kind of
+ * misuse the API promises to survive. Per-profile cases assert each
+ * profile's own constants, read from the policy table.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include <kernel/errno.h>
+#include "sim/sim_cmocka.h"
+
+#define LINE 5
+#define OTHER_LINE 6
+/* The disk-like device of these cases: 300 us per command, back to back. */
+#define DEV_LATENCY_NS (300 * SIM_US)
+/* Its driver's time-out. */
+#define DEV_TIMEOUT_NS (5 * SIM_S)
+/* Expect/unexpect pairs measured on the verified path. */
+#define VERIFIED_PAIRS 1000
+
+/* A device on LINE with an expect token, 0 % loss unless changed. */
+static struct sim_dev disk(void)
+{
+	return (struct sim_dev){ .name = "disk", .irq = LINE, .latency_ns = DEV_LATENCY_NS,
+				 .timeout_ns = DEV_TIMEOUT_NS, .use_expect = true, .seed = 11 };
+}
+
+/* Time one operation takes when its interrupt arrives: latency plus delivery. */
+static uint64_t op_time(const struct sim_dev *d)
+{
+	return d->latency_ns + SIM_IRQ_COST_NS + d->think_ns;
+}
+
+static void a_pool_token_is_bound_to_its_action_and_null_tokens_are_no_ops(void **state)
+{
+	struct sim_dev d = disk();
+
+	sim_case_start(state, NULL);
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	assert_non_null(d.exp);
+	irq_host_log_clear();
+	expect_irq(NULL);
+	unexpect_irq(NULL, false);
+	unexpect_irq(NULL, true);
+	assert_int_equal(irq_host_log_count(), 0);
+	sim_dev_detach(&d);
+}
+
+static void init_irq_expect_refuses_unknown_lines_and_actions_with_a_message(void **state)
+{
+	struct sim_dev d = disk();
+	int other;
+
+	sim_case_start(state, NULL);
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	irq_host_log_clear();
+	assert_null(init_irq_expect(IRQ_NR_LINES, &d));
+	assert_true(irq_host_log_contains("no such line"));
+	assert_null(init_irq_expect(LINE, &other));
+	assert_true(irq_host_log_contains_all("init_irq_expect", "no action with that dev_id"));
+	assert_null(init_irq_expect(OTHER_LINE, &d));
+	sim_dev_detach(&d);
+}
+
+static void the_pool_runs_dry_with_a_message_and_static_tokens_need_none(void **state)
+{
+	static struct sim_dev devs[IRQ_NR_EXPECTS / IRQ_EXPECTS_PER_ACTION + 1];
+	struct irq_expect storage = { 0 };
+	unsigned int i, taken = 0;
+
+	sim_case_start(state, NULL);
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	for (i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
+		devs[i] = disk();
+		devs[i].use_expect = false;
+		assert_int_equal(sim_dev_attach(&devs[i]), 0);
+	}
+	/* Each action holds at most IRQ_EXPECTS_PER_ACTION tokens; together they drain the pool. */
+	for (i = 0; taken < IRQ_NR_EXPECTS; i++) {
+		struct sim_dev *d = &devs[i / IRQ_EXPECTS_PER_ACTION];
+
+		assert_non_null(init_irq_expect(LINE, d));
+		taken++;
+	}
+	irq_host_log_clear();
+	assert_null(init_irq_expect(LINE, &devs[sizeof(devs) / sizeof(devs[0]) - 1]));
+	assert_true(irq_host_log_contains("pooled tokens in use"));
+	/* A full action refuses even static storage. */
+	assert_null(init_irq_expect_static(&storage, LINE, &devs[0]));
+	assert_true(irq_host_log_contains("IRQ_EXPECTS_PER_ACTION"));
+	assert_ptr_equal(init_irq_expect_static(&storage, LINE, &devs[sizeof(devs) / sizeof(devs[0]) - 1]), &storage);
+	for (i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
+		sim_dev_detach(&devs[i]);
+}
+
+static void init_irq_expect_static_refuses_no_storage_and_a_live_token(void **state)
+{
+	struct sim_dev d = disk();
+	struct irq_expect storage = { 0 };
+
+	sim_case_start(state, NULL);
+	d.use_expect = false;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	assert_null(init_irq_expect_static(NULL, LINE, &d));
+	assert_true(irq_host_log_contains("no storage"));
+	assert_ptr_equal(init_irq_expect_static(&storage, LINE, &d), &storage);
+	irq_host_log_clear();
+	assert_null(init_irq_expect_static(&storage, LINE, &d));
+	assert_true(irq_host_log_contains("live token already"));
+	sim_dev_detach(&d);
+	/* Once its action is gone the storage may be used again. */
+	assert_int_equal(sim_dev_attach(&d), 0);
+	assert_ptr_equal(init_irq_expect_static(&storage, LINE, &d), &storage);
+	sim_dev_detach(&d);
+}
+
+static void tokens_are_null_while_the_defences_are_off(void **state)
+{
+	struct sim_options noirqdebug = { .noirqdebug = true };
+	struct sim_dev d = disk();
+
+	/* Not started yet: NULL, said once. */
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	assert_null(d.exp);
+	assert_true(irq_host_log_contains("defences off"));
+	sim_dev_detach(&d);
+	/* noirqdebug: the same, and the device simply runs on interrupts. */
+	sim_reset();
+	sim_case_start(state, &noirqdebug);
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	assert_null(d.exp);
+	sim_dev_start(&d, 0);
+	sim_run_for(SIM_S);
+	assert_true(d.completions > 0);
+	assert_int_equal(d.by_poll, 0);
+	assert_int_equal(irq_to_desc(LINE)->def.polls, 0);
+	sim_dev_detach(&d);
+}
+
+static void interrupt_delivered_completions_verify_the_token_after_the_goal(void **state)
+{
+	const struct irq_policy *p;
+	struct sim_dev d = disk();
+
+	p = sim_case_start(state, NULL);
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	if (!p->expect_on) {
+		/* mainline has no expecting: the token never changes, nothing polls. */
+		sim_run_for(SIM_S);
+		assert_int_equal(d.exp->state, IRQ_EXP_LIVE);
+		assert_int_equal(irq_to_desc(LINE)->def.polls, 0);
+		sim_dev_detach(&d);
+		return;
+	}
+	/* One operation short of the goal: not verified yet. */
+	sim_run_for((p->expect_verify_goal - 1) * op_time(&d));
+	assert_int_equal(d.completions, p->expect_verify_goal - 1);
+	assert_false(d.exp->state & IRQ_EXP_VERIFIED);
+	sim_run_for(op_time(&d));
+	assert_int_equal(d.by_poll, 0);
+	assert_true(d.exp->state & IRQ_EXP_VERIFIED);
+	sim_dev_detach(&d);
+}
+
+static void the_verified_path_takes_no_lock_and_arms_no_timer(void **state)
+{
+	struct sim_dev d = disk();
+	uint64_t locks, arms;
+	unsigned int i;
+
+	sim_case_start(state, NULL);
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	sim_run_for(SIM_S);
+	sim_dev_stop(&d);
+	sim_run_for(SIM_MS);
+	assert_true(d.exp->state & IRQ_EXP_VERIFIED);
+	locks = irq_host_lock_count();
+	arms = irq_to_desc(LINE)->def.poll_arms;
+	for (i = 0; i < VERIFIED_PAIRS; i++) {
+		expect_irq(d.exp);
+		unexpect_irq(d.exp, false);
+	}
+	assert_int_equal(irq_host_lock_count() - locks, 0);
+	assert_int_equal(irq_to_desc(LINE)->def.poll_arms - arms, 0);
+	assert_true(d.exp->state & IRQ_EXP_VERIFIED);
+	assert_int_equal(d.exp->completions_irq, d.completions + VERIFIED_PAIRS);
+	sim_dev_detach(&d);
+}
+
+/* Latency of the first completion that came by polling. */
+static uint64_t first_poll_latency;
+static void note_first_polled(struct sim_dev *d, bool by_poll, uint64_t latency)
+{
+	(void)d;
+	if (by_poll && !first_poll_latency)
+		first_poll_latency = latency;
+}
+
+static void the_first_poll_after_a_lost_interrupt_comes_when_the_profile_says(void **state)
+{
+	const struct irq_policy *p;
+	struct sim_dev d = disk();
+	unsigned int good = 20;
+
+	p = sim_case_start(state, NULL);
+	first_poll_latency = 0;
+	/* 20 interrupts arrive (fewer than any verify goal), then they are lost. */
+	d.loss_change_after_ops = good;
+	d.loss_ppm_after = SIM_PPM;
+	d.on_complete = note_first_polled;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	sim_run_for(good * op_time(&d) + 2 * p->poll_normal_ns + 2 * DEV_TIMEOUT_NS);
+	assert_int_equal(d.by_irq, good);
+	if (!p->expect_on) {
+		/* mainline: nothing polls; the driver's time-out is all there is. */
+		assert_int_equal(d.by_poll, 0);
+		assert_true(d.timeouts >= 1);
+	} else if (p->expect_latency_poll) {
+		/* irqkit: a few times the latency this token measured (interrupt delivery included). */
+		assert_int_equal(first_poll_latency, p->expect_latency_mult * (DEV_LATENCY_NS + SIM_IRQ_COST_NS));
+	} else {
+		/* tejun2010: the normal poll interval after expect_irq. */
+		assert_int_equal(first_poll_latency, p->poll_normal_ns);
+	}
+	assert_int_equal(d.double_completions, 0);
+	sim_dev_detach(&d);
+}
+
+static void a_device_whose_interrupts_are_all_lost_keeps_working_at_the_profiles_speed(void **state)
+{
+	const struct irq_policy *p;
+	struct sim_dev d = disk();
+	uint64_t warm = 30 * SIM_S, measure = 10 * SIM_S, c0;
+	double rate, lossless = (double)SIM_S / (double)op_time(&d);
+
+	p = sim_case_start(state, NULL);
+	d.loss_ppm = SIM_PPM;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	sim_run_for(warm);
+	c0 = d.completions;
+	sim_run_for(measure);
+	rate = (double)(d.completions - c0) * SIM_S / (double)measure;
+	print_message("%s: %.0f completions/s with every interrupt lost (%.0f/s lossless)\n", p->name, rate, lossless);
+	if (!p->expect_on) {
+		assert_int_equal(d.by_poll, 0);  /* mainline: one command per time-out */
+		assert_true(rate <= (double)SIM_S / (double)DEV_TIMEOUT_NS);
+	} else if (p->expect_latency_poll) {
+		assert_true(rate >= lossless / 2);  /* irqkit: near its own speed */
+	} else {
+		/* tejun2010: one completion per quick poll once quick mode is on. */
+		assert_true(rate <= (double)SIM_S / (double)p->poll_quick_ns + 1);
+		assert_true(rate >= 0.9 * (double)SIM_S / (double)p->poll_quick_ns);
+		assert_true(d.exp->state & IRQ_EXP_QUICK);
+	}
+	assert_int_equal(d.double_completions, 0);
+	sim_dev_detach(&d);
+}
+
+static void lost_interrupts_are_announced_once_and_recovery_too(void **state)
+{
+	const struct irq_policy *p;
+	struct sim_dev d = disk();
+	struct irq_action_health ah;
+
+	p = sim_case_start(state, NULL);
+	d.loss_ppm = SIM_PPM;
+	d.loss_change_after_ops = 200;  /* lost for 200 operations, then fine */
+	d.loss_ppm_after = 0;
+	d.loss_change_at_ns = 0;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	if (!p->expect_on) {
+		/* mainline: nothing polls, so nothing is announced; only time-outs happen. */
+		sim_run_for(6 * DEV_TIMEOUT_NS);
+		assert_int_equal(irq_get_action_health(LINE, 0, &ah), 0);
+		assert_int_equal(ah.causes, 0);
+		assert_int_equal(d.completions, 0);
+		assert_false(irq_host_log_contains("expected interrupt"));
+		sim_dev_detach(&d);
+		return;
+	}
+	while (d.ops < 100)
+		sim_run_for(SIM_MS);
+	assert_int_equal(irq_get_action_health(LINE, 0, &ah), 0);
+	assert_int_equal(ah.causes, IRQ_HEALTH_LOST_EXPECT);
+	assert_true(irq_host_log_contains_all("\"disk\"", "expected interrupt lost"));
+	/* The loss swaps for working interrupts: verified again, said so, and healthy. */
+	sim_run_for(10 * SIM_S);
+	assert_int_equal(irq_get_action_health(LINE, 0, &ah), 0);
+	assert_int_equal(ah.causes, 0);
+	assert_int_equal(ah.tokens_verified, 1);
+	assert_true(irq_host_log_contains_all("\"disk\"", "interrupts verified again"));
+	assert_int_equal(irq_to_desc(LINE)->action->health.episodes, 1);
+	sim_dev_detach(&d);
+}
+
+static void a_driver_timeout_distrusts_the_line_at_once(void **state)
+{
+	struct sim_dev d = disk();
+	struct irq_action_health ah;
+
+	sim_case_start(state, NULL);
+	d.use_expect = false;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	d.exp = init_irq_expect(LINE, &d);
+	expect_irq(d.exp);
+	sim_run_for(SIM_S);
+	unexpect_irq(d.exp, true);
+	assert_int_equal(d.exp->timeouts, 1);
+	assert_true(d.exp->state & IRQ_EXP_DISTRUSTED);
+	assert_int_equal(irq_get_action_health(LINE, 0, &ah), 0);
+	assert_int_equal(ah.causes, IRQ_HEALTH_LOST_EXPECT);
+	assert_int_equal(ah.timeouts, 1);
+	assert_true(irq_host_log_contains("timed out"));
+	sim_dev_detach(&d);
+}
+
+static void unexpect_without_expect_is_reported_rate_limited_and_ignored(void **state)
+{
+	struct sim_dev d = disk();
+	unsigned int i;
+
+	sim_case_start(state, NULL);
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	irq_host_log_clear();
+	for (i = 0; i < 100; i++)
+		unexpect_irq(d.exp, false);
+	/* Reported at the 1st, 2nd, 4th ... 64th: 7 messages for 100 misuses. */
+	assert_int_equal(irq_host_log_count_level(IRQ_LOG_WARN), 7);
+	assert_true(irq_host_log_contains("unexpect_irq without expect_irq"));
+	assert_int_equal(d.exp->completions_irq + d.exp->completions_polled, 0);
+	/* A time-out without expect is still a time-out. */
+	unexpect_irq(d.exp, true);
+	assert_int_equal(d.exp->timeouts, 1);
+	sim_dev_detach(&d);
+}
+
+static void expecting_twice_is_reported_and_restarts_the_expect(void **state)
+{
+	struct sim_dev d = disk();
+
+	sim_case_start(state, NULL);
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	expect_irq(d.exp);
+	sim_run_for(SIM_MS);
+	irq_host_log_clear();
+	expect_irq(d.exp);
+	assert_true(irq_host_log_contains("already expecting"));
+	assert_int_equal(d.exp->started_ns, sim_now());
+	unexpect_irq(d.exp, false);
+	assert_false(d.exp->state & IRQ_EXP_EXPECTING);
+	sim_dev_detach(&d);
+}
+
+static void a_token_used_after_free_irq_is_reported_and_never_crashes(void **state)
+{
+	struct sim_dev pooled = disk(), fixed = disk();
+	struct irq_expect *p_tok, *s_tok;
+
+	sim_case_start(state, NULL);
+	fixed.static_token = true;
+	fixed.name = "fixed";
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&pooled), 0);
+	assert_int_equal(sim_dev_attach(&fixed), 0);
+	p_tok = pooled.exp;
+	s_tok = fixed.exp;
+	expect_irq(p_tok);
+	expect_irq(s_tok);
+	sim_dev_detach(&pooled);
+	sim_dev_detach(&fixed);
+	assert_false(p_tok->state & IRQ_EXP_LIVE);
+	assert_false(s_tok->state & IRQ_EXP_LIVE);
+	irq_host_log_clear();
+	expect_irq(p_tok);
+	unexpect_irq(p_tok, false);
+	expect_irq(s_tok);
+	unexpect_irq(s_tok, true);
+	assert_true(irq_host_log_contains("after its action was freed"));
+	assert_int_equal(s_tok->timeouts, 0);
+	/* Nothing of the line is polled for dead tokens. */
+	sim_run_for(10 * SIM_S);
+	assert_int_equal(irq_host_timers_pending(), 0);
+}
+
+static void dead_pool_tokens_are_reused_only_after_free_ones(void **state)
+{
+	struct sim_dev a = disk(), b = disk();
+	struct irq_expect *dead, *fresh;
+
+	sim_case_start(state, NULL);
+	b.name = "b";
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&a), 0);
+	dead = a.exp;
+	sim_dev_detach(&a);
+	assert_int_equal(sim_dev_attach(&b), 0);
+	fresh = b.exp;
+	/* A stale pointer to the dead token does not meet the next driver's token. */
+	assert_ptr_not_equal(fresh, dead);
+	sim_dev_detach(&b);
+}
+
+static void storage_that_is_no_token_is_refused(void **state)
+{
+	struct irq_expect garbage = { .magic = 0x12345678u, .state = IRQ_EXP_LIVE };
+
+	sim_case_start(state, NULL);
+	expect_irq(&garbage);
+	unexpect_irq(&garbage, false);
+	assert_true(irq_host_log_contains("storage that is no token"));
+	assert_int_equal(garbage.state, IRQ_EXP_LIVE);
+}
+
+static void nothing_completes_twice_when_polls_and_interrupts_race(void **state)
+{
+	const struct irq_policy *p;
+	struct sim_dev d = disk();
+
+	p = sim_case_start(state, NULL);
+	d.loss_ppm = SIM_PPM / 2;
+	d.jitter_ns = DEV_LATENCY_NS;  /* completions at any moment relative to the polls */
+	d.seed = 99;
+	assert_int_equal(sim_line_setup(LINE, SIM_FASTEOI), 0);
+	d.level = true;
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	sim_run_for(20 * SIM_S);
+	assert_int_equal(d.double_completions, 0);
+	/* Every operation but the one in flight ended exactly once. */
+	assert_true(d.completions + d.timeouts == d.ops || d.completions + d.timeouts + 1 == d.ops);
+	if (p->expect_on)
+		assert_true(d.by_poll > 0 && d.by_irq > 0);
+	sim_dev_detach(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		SIM_CASE(a_pool_token_is_bound_to_its_action_and_null_tokens_are_no_ops),
+		SIM_CASE(init_irq_expect_refuses_unknown_lines_and_actions_with_a_message),
+		SIM_CASE(the_pool_runs_dry_with_a_message_and_static_tokens_need_none),
+		SIM_CASE(init_irq_expect_static_refuses_no_storage_and_a_live_token),
+		SIM_CASE(tokens_are_null_while_the_defences_are_off),
+		SIM_CASES_PER_PROFILE(interrupt_delivered_completions_verify_the_token_after_the_goal),
+		SIM_CASE(the_verified_path_takes_no_lock_and_arms_no_timer),
+		SIM_CASES_PER_PROFILE(the_first_poll_after_a_lost_interrupt_comes_when_the_profile_says),
+		SIM_CASES_PER_PROFILE(a_device_whose_interrupts_are_all_lost_keeps_working_at_the_profiles_speed),
+		SIM_CASES_PER_PROFILE(lost_interrupts_are_announced_once_and_recovery_too),
+		SIM_CASE(a_driver_timeout_distrusts_the_line_at_once),
+		SIM_CASE(unexpect_without_expect_is_reported_rate_limited_and_ignored),
+		SIM_CASE(expecting_twice_is_reported_and_restarts_the_expect),
+		SIM_CASE(a_token_used_after_free_irq_is_reported_and_never_crashes),
+		SIM_CASE(dead_pool_tokens_are_reused_only_after_free_ones),
+		SIM_CASE(storage_that_is_no_token_is_refused),
+		SIM_CASES_PER_PROFILE(nothing_completes_twice_when_polls_and_interrupts_race),
+	};
+
+	sim_filter_from_env();
+	return cmocka_run_group_tests_name("irq_expect", tests, NULL, NULL);
+}
