@@ -47,23 +47,16 @@ void ata_hw_wait(struct ata_channel *ch, uint64_t deadline_ns)
 }
 
 /*
- * The defences of issue 4 (kernel/irq/spurious.c): every interrupt a
- * command waits for is bracketed in ata_core.c's open_phase/close_phase and
- * reaches the core only through these three functions. The core's entry
- * points are referenced weakly: in a kernel built without them the
- * brackets are only counted (ata_stats) and a lost interrupt costs the
- * driver's own ATA_IRQ_WAIT_MS; once kernel/irq provides them they are
- * called, and a prototype in <irq/interrupt.h> that disagreed with these
- * would stop the build.
+ * The defences of kernel/irq (<irq/interrupt.h>, design at the top of
+ * kernel/irq/spurious.c): every interrupt a command waits for is bracketed
+ * in ata_core.c's open_phase/close_phase and reaches the core only through
+ * these functions. Without a token (the pool was empty, or the defences are
+ * off with noirqdebug) the calls do nothing and a lost interrupt costs the
+ * driver's own ATA_IRQ_WAIT_MS.
  */
-extern struct irq_expect *init_irq_expect(unsigned int irq, void *dev_id) __attribute__((weak));
-extern void expect_irq(struct irq_expect *exp) __attribute__((weak));
-extern void unexpect_irq(struct irq_expect *exp, bool timedout) __attribute__((weak));
-extern void watch_irq(unsigned int irq, void *dev_id) __attribute__((weak));
-
 bool ata_hw_expect_init(struct ata_channel *ch)
 {
-	if (!init_irq_expect || !expect_irq || !unexpect_irq || ch->line < 0)
+	if (ch->line < 0 || !ch->irq_requested)
 		return false;
 	ch->expect = init_irq_expect((unsigned int)ch->line, ch);
 	return ch->expect != NULL;
@@ -71,18 +64,16 @@ bool ata_hw_expect_init(struct ata_channel *ch)
 
 void ata_hw_expect(struct ata_channel *ch)
 {
-	if (ch->expect)
-		expect_irq(ch->expect);
+	expect_irq(ch->expect);
 }
 
 void ata_hw_unexpect(struct ata_channel *ch, bool timedout)
 {
-	if (ch->expect)
-		unexpect_irq(ch->expect, timedout);
+	unexpect_irq(ch->expect, timedout);
 }
 
 void ata_hw_watch(struct ata_channel *ch)
 {
-	if (watch_irq && ch->irq_requested)
+	if (ch->irq_requested)
 		watch_irq((unsigned int)ch->line, ch);
 }

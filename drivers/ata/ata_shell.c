@@ -9,6 +9,7 @@
  */
 #include "ata_internal.h"
 #include <drivers/ata.h>
+#include <irq/stats.h>
 #include <kernel/errno.h>
 #include <kernel/heap.h>
 #include <kernel/pattern.h>
@@ -112,6 +113,33 @@ static void print_device(const struct ata_device *d)
 		cprintf("  %s: none\n", d->name);
 }
 
+/*
+ * print_health - what kernel/irq's defences think of this channel's action:
+ * its expect token (verified or not), completions by interrupt and by
+ * polling, time-outs, watching, and whether it runs on polling and why.
+ */
+static void print_health(const struct ata_channel *ch)
+{
+	struct irq_action_health ah;
+	char causes[64];
+
+	if (!ch->irq_requested)
+		return;
+	for (unsigned int i = 0; irq_get_action_health((unsigned int)ch->line, i, &ah) == 0; i++) {
+		if (ah.dev_id != ch)
+			continue;
+		cprintf("  irq health: token %s, %llu by interrupt, %llu by polling, %llu timed out, "
+			"watch %s, %s%s%s\n", ah.tokens == 0 ? "none" : ah.tokens_verified ? "verified"
+								      : "unverified",
+			(unsigned long long)ah.completions_irq, (unsigned long long)ah.completions_polled,
+			(unsigned long long)ah.timeouts, ah.watch,
+			ah.causes ? "on polling (" : "interrupts fine",
+			ah.causes ? irq_health_cause_string(ah.causes, causes, sizeof(causes)) : "",
+			ah.causes ? ")" : "");
+		return;
+	}
+}
+
 static int show_all(void)
 {
 	for (unsigned int c = 0; c < ATA_MAX_CHANNELS; c++) {
@@ -129,6 +157,7 @@ static int show_all(void)
 		for (unsigned int s = 0; s < ATA_DEVICES_PER_CHANNEL; s++)
 			print_device(&ch->dev[s]);
 		print_stats(ch);
+		print_health(ch);
 	}
 	return 0;
 }

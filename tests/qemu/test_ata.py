@@ -252,7 +252,23 @@ def test_an_ejected_cd_says_no_medium_and_a_new_one_is_read(guest_factory):
 
 
 # -- what the interrupt layer sees -----------------------------------------------------------------------
-def test_healthy_interrupts_complete_every_phase_and_the_line_is_not_polled(guest_factory, tmp_path):
+HEALTH_RX = re.compile(r"irq health: token (\w+), (\d+) by interrupt, (\d+) by polling, (\d+) timed out, "
+                       r"watch (\w+), (.*)$")
+
+
+def ata_health(g, channel="ata0"):
+    """kernel/irq's view of the channel's action, from `ata`; None without the defences."""
+    out = g.command("ata")
+    m = re.search(rf"^{channel}: .*?\n(?:  .*\n)*?  irq health: (.*)$", out, re.M)
+    if not m:
+        return None
+    h = HEALTH_RX.search("irq health: " + m.group(1))
+    assert h, out
+    return {"token": h.group(1), "by_irq": int(h.group(2)), "by_poll": int(h.group(3)),
+            "timed_out": int(h.group(4)), "watch": h.group(5), "state": h.group(6)}
+
+
+def test_healthy_interrupts_verify_the_token_and_the_line_is_not_polled(guest_factory, tmp_path):
     path, _ = random_disk(tmp_path)
     g = boot(guest_factory, drive(path))
     g.command("ata crc 0 2048")
@@ -261,20 +277,33 @@ def test_healthy_interrupts_complete_every_phase_and_the_line_is_not_polled(gues
     assert stats["lost"] == 0 and stats["brackets_timed_out"] == 0, stats
     assert stats["serviced"] >= (2048 + 512) // 16, stats
     row = irqs_row(g, 14)
-    assert row and "ata0" in row["actions"], row
-    assert row["polled"] == 0 and row["handled"] >= stats["serviced"], row
+    assert row and "ata0" in row["actions"] and row["handled"] >= stats["serviced"], row
+    health = ata_health(g)
+    if health is None or health["token"] == "none":
+        assert row["polled"] == 0, row          # no defences: nothing polls the line at all
+        return
+    assert health["token"] == "verified" and health["state"] == "interrupts fine", health
+    # verified: more work, and the line is not polled for it (one 3 s slow poll at most)
+    g.command("ata crc 0 2048")
+    after = irqs_row(g, 14)
+    assert after["polled"] - row["polled"] <= 1, (row, after)
+    assert ata_health(g)["by_poll"] == health["by_poll"]
 
 
 def test_lost_interrupts_are_named_with_irq_14_and_the_ata_driver(guest_factory, tmp_path):
     path, _ = random_disk(tmp_path)
-    g = boot(guest_factory, drive(path), "debugexit fault=ata-drop:100")
+    g = boot(guest_factory, drive(path))
+    g.command("ata crc 0 512")                  # the device works first, then its interrupts go
+    assert "INJECTED" in g.command("inject ata-drop:100")
     assert kernel_crc(g, "ata crc 0 64") == diskimg.crc_of(path, 0, 64 * SECTOR)
-    report = g.command("irqs") + g.command("dmesg")
-    if "IRQ expecting on" in g.command("ata"):
-        # kernel/irq's health report (issue 4) names the line and the action
-        assert re.search(r"\b14\b.*ata0|ata0.*\b14\b", report), report
-    else:
-        assert re.search(r"ata0: lost interrupt: READ MULTIPLE .* IRQ 14 did not come", report), report
+    log = "\n".join(g.lines())
+    health = ata_health(g)
+    if health is None or health["token"] == "none":
+        assert re.search(r"ata0: lost interrupt: READ MULTIPLE .* IRQ 14 did not come", log), log
+        return
+    # kernel/irq's report names the line and the action, and so does its health summary
+    assert re.search(r'irq 14: "ata0": expected interrupt (lost|timed out)', log), log
+    assert health["state"].startswith("on polling (") and health["by_poll"] > 0, health
 
 
 def test_misvectored_interrupts_still_give_right_data_and_show_as_unowned(guest_factory, tmp_path):
