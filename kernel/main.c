@@ -26,6 +26,9 @@
 #include <kernel/errno.h>
 #include <drivers/serial.h>
 #include <drivers/pci.h>
+#include <drivers/ata.h>
+#include <irq/policy.h>
+#include <irq/stats.h>
 #include <time/time.h>
 #include <asm/apic.h>
 #include <firmware.h>
@@ -148,10 +151,13 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	lapic_timer_init();
 	pci_init();
 	pci_routing_setup();
+	irq_defences_start();
 	cpu_sti();
 	uart_irq_init((unsigned int)isa_irq_to_line(UART_ISA_IRQ));
+	ata_init();
 
 	fault_apply_boot();
+	irq_health_report();
 	pr_info("boot: complete in %u ms\n", (unsigned int)(ktime_get_ns() / 1000000u));
 	if (param_selftest[0]) {
 		int failed = selftest_run(param_selftest);

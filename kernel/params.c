@@ -16,6 +16,7 @@
 #include <kernel/fault.h>
 #include <drivers/pci.h>
 #include <asm/apic.h>
+#include <irq/policy.h>
 
 #define LOGLEVEL_MAX 8          /* loglevel=8 shows debug messages too */
 #define DEBUGEXIT_DEFAULT_PORT 0xF4  /* our isa-debug-exit iobase in the Makefile and tests */
@@ -96,6 +97,14 @@ static const struct cmdline_param table[] = {
 	  "noapic: do not use the IOAPIC; the 8259 PIC delivers device interrupts" },
 	{ "nolapic_timer", CMDLINE_FLAG, apic_param_nolapic_timer, NULL,
 	  "nolapic_timer: do not use the local APIC timer as the tick device" },
+	{ "noirqdebug", CMDLINE_FLAG_OR_VALUE, irq_param_noirqdebug, NULL,
+	  "noirqdebug: switch off all three interrupt defences (expecting, watching, flood polling)" },
+	{ "irqfixup", CMDLINE_FLAG_OR_VALUE, irq_param_irqfixup, NULL,
+	  "irqfixup: on an unhandled interrupt also try the handlers of every other line" },
+	{ "irqpoll", CMDLINE_FLAG_OR_VALUE, irq_param_irqpoll, NULL,
+	  "irqpoll: irqfixup, and also poll every shared line periodically through its poll timer" },
+	{ "irqpolicy", CMDLINE_VALUE, irq_param_policy, NULL,
+	  "irqpolicy=irqkit|tejun2010|mainline: tunables of the defences (default irqkit)" },
 	{ "pci_route", CMDLINE_VALUE, pci_param_route, NULL,
 	  "pci_route=auto|mptable|pir|line: PCI INTx routing source (default auto: MP table, $PIR, Interrupt Line)" },
 	{ "crash", CMDLINE_VALUE, set_crash, NULL,

@@ -26,6 +26,8 @@
 #include <kernel/cmdline.h>
 #include <drivers/serial.h>
 #include <drivers/pci.h>
+#include <drivers/ata.h>
+#include <kernel/blk.h>
 #include <asm/apic.h>
 
 #define KBC_STATUS      0x64   /* 8042 keyboard controller status/command */
@@ -191,6 +193,9 @@ static const struct shell_command commands[] = {
 	{ "lspci", "lspci [-v]", "PCI functions, BARs, capabilities, IRQ routes", pci_cmd_lspci },
 	{ "routes", "routes", "PCI INTx routing table and PIRQ router registers", pci_cmd_routes },
 	{ "apic", "apic", "interrupt mode, local APIC and IOAPIC redirection entries", cmd_apic },
+	{ "ata", "ata [identify|read|crc|write-pattern|verify-pattern|flush|bench|reset|raw|set] [DEV] ...",
+	  "PIO ATA/ATAPI devices: state, data, tests", ata_cmd },
+	{ "blk", "blk [crc|write-pattern|verify-pattern|read|flush] DEV ...", "block devices by name", blk_cmd },
 	{ "inject", "inject [NAME[:ARG] | off NAME]", "list, inject or clear faults", fault_cmd_inject },
 	{ "crash", "crash de|ud|gp|pf|bp|nmi", "raise a CPU exception to see how it is reported", cmd_crash },
 	{ "reboot", "reboot", "reset the machine", cmd_reboot },
