@@ -33,7 +33,9 @@
 /* The latency average weighs each new sample 1/2^this (about the last 8 completions). */
 #define IRQ_EXPECT_LATENCY_SHIFT 3
 /* A first poll that found the completion moves the delay down by 1/2^this of itself. */
-#define IRQ_EXPECT_SHRINK_SHIFT 2
+#define IRQ_EXPECT_SHRINK_SHIFT 3
+/* After a first poll that found nothing, the next comes 1/2^this of the delay later. */
+#define IRQ_EXPECT_RETRY_SHIFT 2
 /* Attempts to take a pool token that others keep taking first. */
 #define IRQ_EXPECT_POOL_TRIES 4
 /* Percent, for the quick-mode ratio. */
@@ -491,10 +493,18 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 					      : (st & IRQ_EXP_QUICK) ? p->poll_quick_ns : p->poll_normal_ns);
 		} else {
 			if (p->expect_latency_poll) {
-				/* Gaps grow with the time waited: d, 2d, 4d ... up to the normal interval. */
-				gap = last - e->started_ns;
-				if (gap < e->first_poll_ns)
-					gap = e->first_poll_ns;
+				/*
+				 * The first poll (at d) came too early: the completion is
+				 * probably just behind it. Look again soon, then back off:
+				 * gaps d/4, d/4, d/2, d, 2d ... up to the normal interval.
+				 */
+				uint64_t since_first = last - e->started_ns - e->first_poll_ns;
+
+				gap = e->first_poll_ns >> IRQ_EXPECT_RETRY_SHIFT;
+				if (last >= e->started_ns + e->first_poll_ns && since_first > gap)
+					gap = since_first;
+				if (gap < p->expect_first_poll_min_ns)
+					gap = p->expect_first_poll_min_ns;
 				if (gap > p->poll_normal_ns)
 					gap = p->poll_normal_ns;
 			} else {
