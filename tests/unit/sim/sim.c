@@ -83,6 +83,13 @@ static void line_deliver(void *arg)
 
 /* ---- the SIM chip (called with the line's lock held) ---------------------- */
 
+/* Keep one mask change in the line's history. */
+static void line_record(struct sim_line *l, bool masked)
+{
+	if (l->nr_history < SIM_MASK_HISTORY)
+		l->history[l->nr_history++] = (struct sim_mask_event){ irq_port_now_ns(), masked, l->delivered };
+}
+
 static void chip_mask(struct irq_data *d)
 {
 	struct sim_line *l = &lines[d->irq];
@@ -92,6 +99,7 @@ static void chip_mask(struct irq_data *d)
 	l->masked = true;
 	l->masks++;
 	l->last_mask_ns = irq_port_now_ns();
+	line_record(l, true);
 }
 
 static void chip_unmask(struct irq_data *d)
@@ -103,6 +111,7 @@ static void chip_unmask(struct irq_data *d)
 	l->masked = false;
 	l->unmasks++;
 	l->last_unmask_ns = irq_port_now_ns();
+	line_record(l, false);
 	line_kick(l);
 }
 

@@ -53,6 +53,16 @@ enum sim_flow {
 	SIM_FASTEOI,  /* handle_fasteoi_irq, level sources */
 };
 
+/* Mask/unmask calls kept per line, for tests of back-off timings. */
+#define SIM_MASK_HISTORY 256
+
+/* One mask or unmask of a line, and when. */
+struct sim_mask_event {
+	uint64_t at_ns;
+	bool masked;
+	uint64_t delivered;          /* interrupts delivered on the line before it */
+};
+
 /* One line of the model controller. */
 struct sim_line {
 	bool used;                   /* set up by sim_line_setup */
@@ -64,6 +74,8 @@ struct sim_line {
 	uint64_t delivered;          /* interrupts delivered to the core */
 	uint64_t masks, unmasks;     /* chip calls */
 	uint64_t last_mask_ns, last_unmask_ns;
+	struct sim_mask_event history[SIM_MASK_HISTORY];  /* the first SIM_MASK_HISTORY changes */
+	unsigned int nr_history;
 };
 
 /* The options a simulation starts the defences with. */
