@@ -66,6 +66,45 @@ static void print_line(const struct irq_line_stats *s)
 	cprintf("\n");
 }
 
+/* The defences' view: every line or action running on polling, with why and since when. */
+static void print_health(void)
+{
+	struct irq_line_stats s;
+	struct irq_line_health h;
+	struct irq_action_health a;
+	char why[64];
+	uint64_t now = ktime_get_ns();
+	unsigned int unhealthy = 0;
+
+	cprintf("IRQ health:\n");
+	for (unsigned int irq = 0; irq_get_line_stats(irq, &s) == 0; irq++) {
+		if (!s.nr_actions || irq_get_line_health(irq, &h) != 0)
+			continue;
+		if (h.causes) {
+			unhealthy++;
+			cprintf("  line %u: ON POLLING (%s) for %llu ms, %llu completions by polling%s",
+				irq, irq_health_cause_string(h.causes, why, sizeof(why)),
+				(unsigned long long)((now - h.since_ns) / NS_PER_MS),
+				(unsigned long long)h.polled_completions, h.flood_off ? ", disabled for flooding" : "");
+			if (h.flood_off && h.reenable_at_ns != UINT64_MAX)
+				cprintf(", re-enable test in %llu ms",
+					(unsigned long long)((h.reenable_at_ns > now ? h.reenable_at_ns - now : 0) / NS_PER_MS));
+			cprintf(" (floods since boot: %u)\n", h.floods);
+		}
+		for (unsigned int i = 0; irq_get_action_health(irq, i, &a) == 0; i++) {
+			if (!a.causes && !a.tokens && strcmp(a.watch, "off") == 0)
+				continue;
+			cprintf("  line %u %s: %s%s%swatch %s, expect tokens %u (%u verified), completions %llu by irq / %llu by polling / %llu timed out\n",
+				irq, a.name, a.causes ? "ON POLLING: " : "",
+				a.causes ? irq_health_cause_string(a.causes, why, sizeof(why)) : "", a.causes ? ", " : "",
+				a.watch, a.tokens, a.tokens_verified, (unsigned long long)a.completions_irq,
+				(unsigned long long)a.completions_polled, (unsigned long long)a.timeouts);
+		}
+	}
+	if (!unhealthy)
+		cprintf("  every line with handlers delivers by interrupt\n");
+}
+
 static int cmd_irqs(int argc, char **argv)
 {
 	struct irq_line_stats s;
@@ -76,6 +115,7 @@ static int cmd_irqs(int argc, char **argv)
 	for (unsigned int irq = 0; irq_get_line_stats(irq, &s) == 0; irq++)
 		if (s.nr_actions || s.delivered || s.spurious || s.unhandled)
 			print_line(&s);
+	print_health();
 	i8259_get_stats(&pic);
 	cprintf("PIC: spurious IRQ7 %u, spurious IRQ15 %u, EOIs %u master / %u slave, mask %04x\n",
 		pic.spurious7, pic.spurious15, pic.eoi_master, pic.eoi_slave, pic.imr);
