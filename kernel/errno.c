@@ -30,6 +30,7 @@ static const struct errno_entry errno_table[] = {
 	{ EROFS,     "EROFS" },
 	{ ERANGE,    "ERANGE" },
 	{ ENOSYS,    "ENOSYS" },
+	{ ETIME,     "ETIME" },
 	{ EPROTO,    "EPROTO" },
 	{ EOVERFLOW, "EOVERFLOW" },
 	{ EMSGSIZE,  "EMSGSIZE" },

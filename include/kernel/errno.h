@@ -22,6 +22,7 @@
 #define EROFS     30   /* read-only medium */
 #define ERANGE    34   /* value out of range */
 #define ENOSYS    38   /* function not implemented by this device */
+#define ETIME     62   /* timer expired: a deadline was already past when set */
 #define EPROTO    71   /* protocol error (device spoke nonsense) */
 #define EOVERFLOW 75   /* value too large for its type */
 #define EMSGSIZE  90   /* message too long */
