@@ -21,7 +21,7 @@
 #define CPUID1_EDX_PSE (1u << 3)
 #define ENTRIES      1024u
 #define LARGE_PAGE   0x400000u
-#define MMIO_START   0xC0000000u  /* from here up: PCI/APIC/HPET MMIO, mapped uncached */
+#define MMIO_START   PAGING_UNCACHED_START  /* from here up: PCI/APIC/HPET MMIO, mapped uncached */
 
 static uint32_t page_dir[ENTRIES] __attribute__((aligned(PAGE_SIZE)));
 static uint32_t low_table[ENTRIES] __attribute__((aligned(PAGE_SIZE)));
