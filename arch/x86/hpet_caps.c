@@ -56,13 +56,15 @@ int hpet_choose_gsi(uint32_t route_cap, uint32_t unusable)
 
 uint32_t hpet_ns_to_ticks(uint64_t ns, uint32_t freq_hz, uint32_t max_ticks)
 {
-	uint64_t ticks;
+	uint64_t sec = ns / NSEC_PER_SEC_U64, ticks;
 
 	if (max_ticks == 0)
 		max_ticks = 1;
-	/* ns * freq overflows 64 bits only past 2^64 / 2^32 ns = 136 years;
-	 * split whole seconds off anyway so no input can overflow. */
-	ticks = (ns / NSEC_PER_SEC_U64) * freq_hz +
+	/* Whole seconds alone may be past the maximum: stop before sec * freq
+	 * can overflow. Below that, everything fits in 64 bits. */
+	if (freq_hz && sec > max_ticks / freq_hz)
+		return max_ticks;
+	ticks = sec * freq_hz +
 		((ns % NSEC_PER_SEC_U64) * freq_hz + NSEC_PER_SEC_U64 - 1) / NSEC_PER_SEC_U64;
 	if (ticks == 0)
 		return 1;
