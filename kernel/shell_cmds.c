@@ -46,7 +46,7 @@ static int cmd_uptime(int argc, char **argv)
 	(void)argc; (void)argv;
 	cprintf("up %u.%03u s, %llu ticks at %u Hz, TSC %llu kHz\n",
 		(unsigned int)(ns / 1000000000ull), (unsigned int)((ns / NS_PER_MS) % 1000),
-		(unsigned long long)jiffies, tick_hz(), (unsigned long long)(tsc_hz() / 1000));
+		(unsigned long long)jiffies_read(), tick_hz(), (unsigned long long)(tsc_hz() / 1000));
 	return 0;
 }
 
