@@ -113,7 +113,7 @@ static const struct cmdline_param table[] = {
 	{ "clockevent", CMDLINE_VALUE, x86_time_param_clockevent, NULL,
 	  "clockevent=lapic|hpet|pit: run the tick on this device whatever the ratings (default: the best, the LAPIC timer)" },
 	{ "crash", CMDLINE_VALUE, set_crash, NULL,
-	  "crash=de|ud|gp|pf|bp|nmi: raise that CPU exception at the end of boot (tests the trap path)" },
+	  "crash=de|ud|gp|pf|bp|nmi|stack: raise that CPU exception at the end of boot (stack: overflow the kernel stack into its guard page, a double fault)" },
 };
 
 const struct cmdline_param *params_table(unsigned int *count)
