@@ -16,7 +16,8 @@
  *                 the TSC: see hpet.h); 64-bit counters read hi/lo/hi
  *   clock event   one comparator in 32-bit mode, one-shot and (where
  *                 capable) periodic, edge-triggered on a GSI that no ISA
- *                 IRQ, PCI function or other handler uses, through
+ *                 IRQ, PCI function (also through ICH9's PIRQ wiring) or
+ *                 other handler uses, through
  *                 kernel/irq (request_irq). On QEMU's pc machine the only
  *                 GSI the comparators can use is 2, the PIT's IRQ 0: no
  *                 clock event there, and the boot log says why.
@@ -79,6 +80,8 @@ static struct {
 	enum hpet_ce_mode mode;
 	uint32_t armed_cmp;             /* one-shot comparator value */
 	bool armed;                     /* one-shot: programmed, its match not taken yet */
+	uint32_t next_match;            /* periodic: counter value of the next period's match */
+	uint32_t period_ticks;          /* periodic: the period */
 	struct hpet_stats stats;
 } hpet = { .timer = -1, .gsi = -1 };
 
@@ -181,6 +184,8 @@ static int hpet_ce_periodic(struct clock_event_device *dev, uint32_t hz)
 		 * first interrupt; the second sets the period added after each. */
 		set_conf(HPET_TN_INT_ENABLE | HPET_TN_PERIODIC | HPET_TN_VAL_SET);
 		first = counter_lo() + lead;
+		hpet.next_match = first;
+		hpet.period_ticks = period;
 		hpet_write(timer_reg(hpet.timer, HPET_REG_TN_CMP_LO), first);
 		hpet_write(timer_reg(hpet.timer, HPET_REG_TN_CMP_LO), period);
 		if (!hpet_passed(counter_lo(), first))
@@ -212,26 +217,47 @@ static struct clock_event_device hpet_clockevent = {
 
 /*
  * The comparator's line is edge-triggered, so the status register tells
- * nothing (the spec says to ignore it in edge mode). In one-shot mode the
- * counter must have reached the armed value: an interrupt before that is
- * not this match (the spec's extra interrupt when a 32-bit one-shot
- * counter wraps, an early event after a -ETIME rewrite, or another device
- * on the wire) and goes back to kernel/irq as IRQ_NONE, so its spurious
- * accounting sees it. In periodic mode every interrupt is a period.
+ * nothing (the spec says to ignore it in edge mode). An interrupt is a
+ * match only if the counter has reached the value it was waiting for: in
+ * one-shot mode the armed comparator, in periodic mode the next period's
+ * match, which then moves on by whole periods (several, if interrupts were
+ * held off that long). Anything else is not this comparator's match: the
+ * spec's extra interrupt when a 32-bit one-shot counter wraps, an early
+ * event after a -ETIME rewrite, another device on the wire, or QEMU's
+ * periodic timer under -icount, which can fire a few microseconds early and
+ * again on time. It goes back to kernel/irq as IRQ_NONE, so its spurious
+ * accounting sees it.
  */
+static bool is_match(uint32_t now)
+{
+	if (hpet.mode == HPET_CE_ONESHOT) {
+		if (!hpet.armed || !hpet_passed(now, hpet.armed_cmp))
+			return false;
+		hpet.armed = false;  /* a further interrupt before the next program is not an event */
+		return true;
+	}
+	if (hpet.mode == HPET_CE_PERIODIC && hpet.period_ticks) {
+		if (!hpet_passed(now, hpet.next_match))
+			return false;
+		/* Skip the periods already gone; far behind (> 2^31 ticks), start over from now. */
+		if ((uint32_t)(now - hpet.next_match) >= HPET_MAX_DELTA_TICKS)
+			hpet.next_match = now;
+		hpet.next_match += ((now - hpet.next_match) / hpet.period_ticks + 1) * hpet.period_ticks;
+		return true;
+	}
+	return false;
+}
+
 static irqreturn_t hpet_interrupt(unsigned int irq, void *dev_id)
 {
 	struct clock_event_device *dev = dev_id;
 
 	(void)irq;
 	hpet.stats.interrupts++;
-	if (hpet.mode == HPET_CE_OFF ||
-	    (hpet.mode == HPET_CE_ONESHOT && (!hpet.armed || !hpet_passed(counter_lo(), hpet.armed_cmp)))) {
+	if (!is_match(counter_lo())) {
 		hpet.stats.not_matched++;
 		return IRQ_NONE;
 	}
-	/* Taken: a further interrupt before the next program is not an event. */
-	hpet.armed = false;
 	hpet.stats.events++;
 	if (dev->event_handler)
 		dev->event_handler(dev);
@@ -241,6 +267,67 @@ static irqreturn_t hpet_interrupt(unsigned int irq, void *dev_id)
 /* ------------------------------------------------------------------------
  * Set-up
  */
+
+/* The ICH9 LPC bridge at 00:1f.0, or NULL on other chipsets. */
+static struct pci_dev *find_ich9_lpc(void)
+{
+	for (unsigned int i = 0; i < pci_device_count(); i++) {
+		struct pci_dev *d = pci_device_at(i);
+		if (d && d->bus == 0 && d->dev == ICH9_LPC_SLOT && d->fn == 0 && d->vendor_id == 0x8086 &&
+		    d->device_id >= ICH9_LPC_DEVICE_FIRST && d->device_id <= ICH9_LPC_DEVICE_LAST)
+			return d;
+	}
+	return NULL;
+}
+
+/* DnnIR of @slot from the chipset configuration space at @rcba (32-bit reads). */
+static uint16_t ich9_read_dir(uint32_t rcba, unsigned int slot)
+{
+	uint32_t off = ich9_dir_offset(slot);
+	uint32_t word;
+
+	if (!off)
+		return 0;
+	word = mmio_read32(rcba + (off & ~3u));
+	return (uint16_t)(word >> ((off & 2u) * 8));
+}
+
+/*
+ * GSIs 16-23 that enumerated PCI functions drive on ICH9 (16 + PIRQ), also
+ * when irqkit routes them through ISA IRQs 10/11 as SeaBIOS's MP table says.
+ * Functions behind a bridge: their PIRQ depends on the bridge's swizzle and
+ * slot, so all eight count as taken. 0 on other chipsets (PIIX: PCI never
+ * reaches 16-23).
+ */
+static uint32_t ich9_pci_gsis(void)
+{
+	struct pci_dev *lpc = find_ich9_lpc();
+	uint32_t rcba, gsis = 0;
+
+	if (!lpc)
+		return 0;
+	rcba = pci_read32(lpc, ICH9_LPC_RCBA);
+	if (!(rcba & ICH9_RCBA_ENABLE) || (rcba & ICH9_RCBA_BASE_MASK) < PAGING_UNCACHED_START) {
+		pr_info("HPET: ICH9 chipset configuration (RCBA %#x) not usable: GSIs 16-23 count as PCI's\n", rcba);
+		return ((1u << ICH9_PIRQS) - 1) << ICH9_PIRQ_GSI_BASE;
+	}
+	rcba &= ICH9_RCBA_BASE_MASK;
+	for (unsigned int i = 0; i < pci_device_count(); i++) {
+		struct pci_dev *d = pci_device_at(i);
+		int pirq;
+
+		if (!d || d->irq_pin < 1 || d->irq_pin > 4)
+			continue;
+		if (d->bus != 0) {
+			gsis |= ((1u << ICH9_PIRQS) - 1) << ICH9_PIRQ_GSI_BASE;
+			continue;
+		}
+		pirq = hpet_ich9_pirq(d->dev, d->irq_pin, ich9_read_dir(rcba, d->dev));
+		if (pirq >= 0)
+			gsis |= 1u << (ICH9_PIRQ_GSI_BASE + pirq);
+	}
+	return gsis;
+}
 
 /* Bit n set: GSI n must not carry a comparator. */
 static uint32_t unusable_gsis(void)
@@ -264,7 +351,7 @@ static uint32_t unusable_gsis(void)
 		if (d && d->route.source != PCI_ROUTE_NONE && d->route.line < HPET_ROUTE_GSIS)
 			unusable |= 1u << d->route.line;
 	}
-	return unusable;
+	return unusable | ich9_pci_gsis();
 }
 
 /* The ISA IRQ whose line is @gsi, or -1: for the log's "why not". */
@@ -293,7 +380,7 @@ static void explain_no_route(int timer, uint32_t cap, uint32_t conf)
 			n += (unsigned int)ksnprintf(list + n, sizeof(list) - n, "%s%u (ISA IRQ %d)",
 						      n ? ", " : "", gsi, isa);
 		else
-			n += (unsigned int)ksnprintf(list + n, sizeof(list) - n, "%s%u (in use)",
+			n += (unsigned int)ksnprintf(list + n, sizeof(list) - n, "%s%u (PCI's or taken)",
 						      n ? ", " : "", gsi);
 	}
 	pr_info("HPET: timer %d can interrupt on GSI %s only%s\n", timer, n ? list : "(none)",
@@ -390,7 +477,7 @@ static void setup_clockevent(void)
 	}
 	hpet_clockevent.features = CLOCK_EVT_FEAT_ONESHOT | (hpet.periodic_capable ? CLOCK_EVT_FEAT_PERIODIC : 0);
 	hpet_clockevent.max_delta_ns = (uint64_t)HPET_MAX_DELTA_TICKS * NSEC_PER_SEC / hpet.caps.freq_hz;
-	pr_info("HPET: timer %d is the clock event: GSI %d edge (free: not an ISA IRQ, no PCI function, no handler),"
+	pr_info("HPET: timer %d is the clock event: GSI %d edge (free: not an ISA IRQ, no PCI function's, no handler),"
 		" one-shot%s, 32-bit comparator\n", timer, gsi, hpet.periodic_capable ? " and periodic" : "");
 	err = clockevent_register(&hpet_clockevent);
 	if (err) {
@@ -617,7 +704,9 @@ SELFTEST(hpet, a_periodic_comparator_interrupts_at_its_rate)
 	/* Counted in the counter's own time: one event per period, +1 at the
 	 * ends. Fewer are possible when the host stalls QEMU, which then
 	 * coalesces the periods it missed into one interrupt; a quarter still
-	 * shows a running periodic comparator, and a wrong period (10x) fails. */
+	 * shows a running periodic comparator, and a wrong period (10x) fails.
+	 * More than one per period would be early or foreign interrupts taken
+	 * for matches. */
 	expected = ST_PERIODIC_WINDOW_TICKS_MS * ST_PERIODIC_HZ / 1000u;
 	pr_info("hpet selftest: %llu periodic events in %u ms of counter time at %u Hz\n",
 		(unsigned long long)(e1 - e0), ST_PERIODIC_WINDOW_TICKS_MS, ST_PERIODIC_HZ);

@@ -70,3 +70,25 @@ uint32_t hpet_ns_to_ticks(uint64_t ns, uint32_t freq_hz, uint32_t max_ticks)
 		return 1;
 	return ticks > max_ticks ? max_ticks : (uint32_t)ticks;
 }
+
+uint32_t ich9_dir_offset(unsigned int slot)
+{
+	switch (slot) {
+	case 31: return 0x3140;  /* D31IR: LPC, SATA, SMBus */
+	case 29: return 0x3144;  /* D29IR: UHCI/EHCI */
+	case 28: return 0x3146;  /* D28IR: PCI Express root ports */
+	case 27: return 0x3148;  /* D27IR: HD audio */
+	case 26: return 0x314C;  /* D26IR: UHCI/EHCI #2 */
+	case 25: return 0x3150;  /* D25IR: LAN */
+	default: return 0;       /* D30 (DMI-to-PCI bridge) has no INTx; slots 0-24 have no register */
+	}
+}
+
+int hpet_ich9_pirq(unsigned int slot, unsigned int pin, uint16_t dir)
+{
+	if (pin < 1 || pin > 4 || slot > 31 || slot == 30)
+		return -EINVAL;
+	if (slot >= 25)
+		return (int)((dir >> ((pin - 1) * ICH9_DIR_SHIFT)) & ICH9_DIR_MASK);
+	return (int)((slot + pin - 1) % 4 + 4);
+}

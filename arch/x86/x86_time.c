@@ -7,10 +7,10 @@
  *
  * Who wins by rating: clock sources TSC (300) > HPET main counter (250,
  * hpet.h) > jiffies (1); clock events LAPIC timer (150 when calibrated,
- * lapic_timer.c) > HPET comparator (120) > PIT (100). The TSC wins because
- * rdtsc is one instruction and QEMU's TSC runs at a constant rate, where
- * the HPET is an uncached MMIO read; the LAPIC timer wins because it is
- * the CPU's own and needs no IOAPIC. The parameters override the ratings
+ * lapic_timer.c) > PIT (100) > HPET comparator (90, opt-in: see hpet.h).
+ * The TSC wins because rdtsc is one instruction and QEMU's TSC runs at a
+ * constant rate, where the HPET is an uncached MMIO read; the LAPIC timer
+ * wins because it is the CPU's own and needs no IOAPIC. The parameters override the ratings
  * through clocksource_prefer()/clockevent_prefer(); x86_time_report()
  * says at the end of boot which devices are in use and why.
  */

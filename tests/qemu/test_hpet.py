@@ -27,7 +27,12 @@ def _selftests(g):
 
 
 def test_q35_routes_a_comparator_to_a_free_pci_gsi_and_passes_the_selftests(guest_factory):
-    g = guest_factory(machine="q35", append="selftest=hpet debugexit", icount=ICOUNT_SHIFT)
+    # ICH9 drives GSI 16 + PIRQ for every PCI INTx whatever the ISA routes say: 00:1f.x INTA is
+    # PIRQA (D31IR reset value 0x3210), the e1000e at 00:02.0 INTA PIRQG, and an e1000 added at
+    # 00:03.0 INTA PIRQH (QEMU wires slot s INTx to PIRQ E-H by (s + x) mod 4). GSI 23 and 22 are
+    # taken, so the comparator must land on 21.
+    g = guest_factory(machine="q35", append="selftest=hpet debugexit", extra=["-device", "e1000"],
+                      icount=ICOUNT_SHIFT)
     log, results = _selftests(g)
     for name in CASES:
         ok, directive, diags = results[name]
@@ -36,10 +41,12 @@ def test_q35_routes_a_comparator_to_a_free_pci_gsi_and_passes_the_selftests(gues
     m = re.search(r"HPET: timer (\d) is the clock event: GSI (\d+) edge", log)
     assert m, log
     gsi = int(m.group(2))
-    # q35's capability is 2, 8, 16-23: never the PIT's 2 or the RTC's 8, and no PCI function's GSI.
-    assert 16 <= gsi <= 23, gsi
+    # q35's capability is 2, 8, 16-23: never the PIT's 2 or the RTC's 8, no GSI a PCI function was
+    # routed to, and no GSI a PCI function drives through its PIRQ.
+    assert "pci 00:03.0 8086:100e Ethernet controller, INTA" in log, log
     pci_gsis = {int(x) for x in re.findall(r"pci \S+: INT[A-D] -> GSI (\d+)", log)}
     assert gsi not in pci_gsis, (gsi, pci_gsis)
+    assert gsi == 21, f"GSI {gsi}: 23 (e1000, PIRQH) and 22 (e1000e, PIRQG) are PCI's; 21 is the highest free"
     assert "clocksource: hpet, 100000000 Hz, 64 bits, rating 250" in log
     # By rating the TSC stays the clock source and the LAPIC timer the tick.
     assert re.search(r"time: clock source tsc \(rating 300, best rated\); tick on lapic-timer "
@@ -75,8 +82,9 @@ def test_clockevent_hpet_on_q35_drives_the_tick_and_keeps_time(guest_factory):
     log = "\n".join(g.lines())
     assert f"tick: oneshot at {hz} Hz on hpet" in log, log
     assert re.search(r"time: clock source hpet \(rating 250, chosen by clocksource=\); tick on hpet "
-                     r"\(rating 120, chosen by clockevent=\), oneshot", log), log
+                     r"\(rating 90, chosen by clockevent=\), oneshot", log), log
     gsi = int(re.search(r"HPET: timer \d is the clock event: GSI (\d+)", log).group(1))
+    assert gsi == 23, "default q35 devices use PIRQA and PIRQG only: GSI 23 is the highest free"
     out = g.command("timecheck 2000", timeout=120)
     m = re.search(r"timecheck: (\d+) ticks in (\d+) us of TSC time \(hz=(\d+)", out)
     assert m, out

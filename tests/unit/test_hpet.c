@@ -139,6 +139,27 @@ static void delays_round_up_to_whole_ticks_within_limits(void **state)
 	assert_int_equal(hpet_ns_to_ticks(5, 100000000u, 0), 1);
 }
 
+/* ICH9 wiring as QEMU's q35 has it: DnnIR reset value 0x3210 (INTA-D ->
+ * PIRQA-D) for slots 25-31, slot s INTx onto PIRQ E-H by (s + x) mod 4. */
+static void ich9_pirqs_follow_the_route_registers_and_the_slot_rule(void **state)
+{
+	(void)state;
+	assert_int_equal(ich9_dir_offset(31), 0x3140);
+	assert_int_equal(ich9_dir_offset(25), 0x3150);
+	assert_int_equal(ich9_dir_offset(30), 0);
+	assert_int_equal(ich9_dir_offset(3), 0);
+	assert_int_equal(hpet_ich9_pirq(31, 1, 0x3210), 0);   /* AHCI, SMBus INTA: PIRQA, GSI 16 */
+	assert_int_equal(hpet_ich9_pirq(29, 3, 0x3210), 2);   /* UHCI INTC: PIRQC */
+	assert_int_equal(hpet_ich9_pirq(29, 4, 0x7654), 7);   /* a reprogrammed register is followed */
+	assert_int_equal(hpet_ich9_pirq(2, 1, 0), 6);         /* e1000e at 00:02.0 INTA: PIRQG, GSI 22 */
+	assert_int_equal(hpet_ich9_pirq(3, 1, 0), 7);         /* e1000 at 00:03.0 INTA: PIRQH, GSI 23 */
+	assert_int_equal(hpet_ich9_pirq(3, 2, 0), 4);         /* INTB wraps round to PIRQE */
+	assert_int_equal(hpet_ich9_pirq(3, 0, 0), -EINVAL);   /* no pin */
+	assert_int_equal(hpet_ich9_pirq(3, 5, 0), -EINVAL);
+	assert_int_equal(hpet_ich9_pirq(30, 1, 0), -EINVAL);  /* the DMI bridge has no INTx */
+	assert_int_equal(hpet_ich9_pirq(32, 1, 0), -EINVAL);
+}
+
 /* The one-shot race check: a comparator is "passed" once the counter is at
  * or after it, across the 32-bit wrap. */
 static void counter_passed_is_wrap_safe(void **state)
@@ -165,6 +186,7 @@ int main(void)
 		cmocka_unit_test(on_pc_the_only_gsi_is_the_pits_so_there_is_none),
 		cmocka_unit_test(on_q35_the_highest_free_pci_gsi_is_chosen),
 		cmocka_unit_test(delays_round_up_to_whole_ticks_within_limits),
+		cmocka_unit_test(ich9_pirqs_follow_the_route_registers_and_the_slot_rule),
 		cmocka_unit_test(counter_passed_is_wrap_safe),
 	};
 

@@ -100,6 +100,36 @@ int hpet_decode_gcap(uint32_t lo, uint32_t hi, struct hpet_caps *out, const char
 int hpet_choose_gsi(uint32_t route_cap, uint32_t unusable);
 
 /*
+ * ICH9's PCI interrupt wiring (ICH9 datasheet, chipset configuration
+ * registers "Device nn Interrupt Route", DnnIR at RCBA + 0x3140-0x3150):
+ * every PCI INTx reaches IOAPIC input 16 + PIRQ (A-H = 0-7) whatever the
+ * PIRQ-to-ISA routes say, so a comparator must not sit on one of those.
+ */
+#define ICH9_LPC_SLOT          31          /* 00:1f.0 is the LPC bridge */
+#define ICH9_LPC_DEVICE_FIRST  0x2910      /* LPC device IDs of the ICH9 family (QEMU's is 0x2918) */
+#define ICH9_LPC_DEVICE_LAST   0x291F
+#define ICH9_LPC_RCBA          0xF0        /* root complex base address: bits 31:14 base, bit 0 enable */
+#define ICH9_RCBA_ENABLE       0x1u
+#define ICH9_RCBA_BASE_MASK    0xFFFFC000u
+#define ICH9_RCBA_SIZE         0x4000u     /* 16 KiB of chipset configuration */
+#define ICH9_PIRQ_GSI_BASE     16          /* PIRQ n drives IOAPIC input 16 + n */
+#define ICH9_PIRQS             8
+#define ICH9_DIR_SHIFT         4           /* DnnIR: INTA in bits 2:0, INTB 6:4, INTC 10:8, INTD 14:12 */
+#define ICH9_DIR_MASK          0x7u
+
+/* ich9_dir_offset - RCBA offset of DnnIR for bus-0 @slot 25-31, or 0 (none; D30's reads 0). */
+uint32_t ich9_dir_offset(unsigned int slot);
+
+/*
+ * hpet_ich9_pirq - the PIRQ (0-7 = A-H) that INTx @pin (1-4) of a function
+ * at bus-0 @slot drives on ICH9: from @dir (that slot's DnnIR) for slots
+ * 25-31, otherwise QEMU's fixed wiring of the other slots, (slot + pin - 1)
+ * mod 4 onto PIRQ E-H (the same as its q35 DSDT's _PRT).
+ * CONTEXT: any (pure). RETURNS the PIRQ, or -EINVAL (no such pin/slot).
+ */
+int hpet_ich9_pirq(unsigned int slot, unsigned int pin, uint16_t dir);
+
+/*
  * hpet_ns_to_ticks - counter ticks in @ns at @freq_hz, rounded up, at least
  * 1 and at most @max_ticks. CONTEXT: any (pure; one 64-bit division).
  */
@@ -122,11 +152,13 @@ static inline bool hpet_passed(uint32_t now, uint32_t cmp)
 
 /* Tunables of the driver, with the reason for each value. */
 enum hpet_tunables {
-	/* Above the PIT's 100, below the calibrated LAPIC timer's 150: the
-	 * LAPIC timer is per CPU and needs no IOAPIC round trip nor an uncached
-	 * MMIO read to program, so it stays the tick by default;
-	 * `clockevent=hpet` picks the HPET. */
-	HPET_CE_RATING = 120,
+	/* Below the PIT's 100 (and the calibrated LAPIC timer's 150): opt-in
+	 * with `clockevent=hpet`. The hardware is better than the PIT, but its
+	 * line is chosen by irqkit, not described by firmware (that is in the
+	 * DSDT's _PRT, which needs an AML interpreter), so a board could share
+	 * it unseen; and `nolapic_timer` promises the PIT. Above an unreliable
+	 * LAPIC timer's 50. */
+	HPET_CE_RATING = 90,
 	/* Below the TSC's 300: the main counter is an uncached MMIO read (a
 	 * device exit under QEMU, ~1 us on old chipsets) where rdtsc is one
 	 * instruction; above the ACPI PM timer's 200. `clocksource=hpet`. */
@@ -156,7 +188,7 @@ struct hpet_stats {
 	bool ce_periodic_capable;
 	uint64_t interrupts;        /* interrupts taken on that line */
 	uint64_t events;            /* of them, matches passed to kernel/time */
-	uint64_t not_matched;       /* one-shot interrupts before the comparator was reached (IRQ_NONE) */
+	uint64_t not_matched;       /* interrupts before the awaited match was reached (IRQ_NONE) */
 	uint64_t passed_on_write;   /* set_next_event calls that found the counter past the comparator (-ETIME) */
 };
 
