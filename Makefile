@@ -5,6 +5,7 @@
 #   make debug      QEMU paused with a gdb stub; prints the gdb command line
 #   make test       every test: host unit tests, fuzz smoke runs, QEMU boot tests
 #   make bench      benchmarks (instruction counts, guest-time figures); prints figures
+#   make cross      kernel/irq + timer wheel for Cortex-M3 and RV64; sizes
 #
 # Host unit tests, benchmarks and fuzz targets are declared in fragments
 # (tests/unit/*.mk, tests/bench/*.mk, tests/fuzz/*.mk) so that adding a test
@@ -50,11 +51,11 @@ HOST_CFLAGS   := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DIRQKIT_HOST=1 $(HOST_
 SAN_FLAGS     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 HOST_LDLIBS   := -lcmocka -lpthread
 
-.PHONY: all kernel iso run debug test unit fuzz qemu-test docs-test bench deps clean help
+.PHONY: all kernel iso run debug test unit fuzz qemu-test docs-test cross bench deps clean help
 all: kernel iso
 
 help:
-	@sed -n '3,9p' Makefile
+	@sed -n '3,10p' Makefile
 
 deps:
 	@sh tools/deps.sh
@@ -106,6 +107,8 @@ FUZZERS :=
 -include $(sort $(wildcard tests/unit/*.mk))
 -include $(sort $(wildcard tests/bench/*.mk))
 -include $(sort $(wildcard tests/fuzz/*.mk))
+# make cross: the portable core built for other CPUs (tests/cross/cross.mk).
+-include $(sort $(wildcard tests/cross/*.mk))
 
 UNIT_BINS := $(patsubst %,$(BUILD)/host/unit/%,$(UNIT_TESTS))
 
@@ -146,6 +149,7 @@ test: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory docs-test
+	@$(MAKE) --no-print-directory cross
 	@$(MAKE) --no-print-directory qemu-test
 
 bench: deps $(BENCH_TARGETS)
