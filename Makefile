@@ -3,9 +3,9 @@
 #   make            kernel ELF and GRUB ISO (build/kernel.elf, build/irqkit.iso)
 #   make run        build and boot the ISO in QEMU, serial console on this terminal
 #   make debug      QEMU paused with a gdb stub; prints the gdb command line
-#   make test       every test: host unit tests, fuzz smoke runs, QEMU boot tests
+#   make test       every test: unit, fuzz, docs, cross builds, QEMU boot tests
 #   make bench      benchmarks (instruction counts, guest-time figures); prints figures
-#   make cross      kernel/irq + timer wheel for Cortex-M3 and RV64; sizes
+#   make cross      kernel/irq + timer wheel for Cortex-M3 and RV64: sizes, a run on QEMU's M3
 #
 # Host unit tests, benchmarks and fuzz targets are declared in fragments
 # (tests/unit/*.mk, tests/bench/*.mk, tests/fuzz/*.mk) so that adding a test

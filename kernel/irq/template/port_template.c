@@ -15,7 +15,8 @@
  * each tick), logging and panic. On any other CPU (the host test build,
  * tests/unit/test_irq_template.c) nothing interrupts asynchronously, so the
  * interrupt state is only recorded. `make cross` compiles this file with
- * the core for Cortex-M3 and RV64IMAC; the unit build runs it on the host.
+ * the core for Cortex-M3 and RV64IMAC and runs the Cortex-M3 build on
+ * QEMU's mps2-an385 (tests/cross/m3_run.c); the unit build runs it on the host.
  */
 #include "../port.h"
 
