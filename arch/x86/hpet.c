@@ -432,8 +432,9 @@ static int start_counter(void)
 	hpet_write(HPET_REG_GEN_CONF, hpet_read(HPET_REG_GEN_CONF) | HPET_CONF_ENABLE);
 	c0 = counter_lo();
 	t0 = tsc_ns();
-	while (counter_lo() == c0) {
-		if (!tsc_hz() || tsc_ns() - t0 > HPET_RUN_CHECK_US * NSEC_PER_USEC)
+	for (uint32_t reads = 0; counter_lo() == c0; reads++) {
+		/* Bounded by TSC time, or by a read count if the TSC is not calibrated. */
+		if (tsc_hz() ? tsc_ns() - t0 > HPET_RUN_CHECK_US * NSEC_PER_USEC : reads > HPET_RUN_CHECK_READS)
 			return -EIO;
 		cpu_relax();
 	}
