@@ -427,6 +427,8 @@ static int start_counter(void)
 		hpet_write(timer_reg(t, HPET_REG_TN_CONF),
 			   conf & ~(HPET_TN_INT_ENABLE | HPET_TN_PERIODIC | HPET_TN_FSB_ENABLE | HPET_TN_LEVEL));
 	}
+	/* Write 1s to clear any level-mode status the firmware left (edge mode ignores it). */
+	hpet_write(HPET_REG_GINTR_STA, 0xFFFFFFFFu);
 	hpet_write(HPET_REG_MAIN_CNT_LO, 0);
 	hpet_write(HPET_REG_MAIN_CNT_HI, 0);
 	hpet_write(HPET_REG_GEN_CONF, hpet_read(HPET_REG_GEN_CONF) | HPET_CONF_ENABLE);
@@ -478,7 +480,7 @@ static void setup_clockevent(void)
 	}
 	hpet_clockevent.features = CLOCK_EVT_FEAT_ONESHOT | (hpet.periodic_capable ? CLOCK_EVT_FEAT_PERIODIC : 0);
 	hpet_clockevent.max_delta_ns = (uint64_t)HPET_MAX_DELTA_TICKS * NSEC_PER_SEC / hpet.caps.freq_hz;
-	pr_info("HPET: timer %d is the clock event: GSI %d edge (free: not an ISA IRQ, no PCI function's, no handler),"
+	pr_info("HPET: timer %d is the clock event: GSI %d edge (free: no ISA IRQ, PCI function or handler on it),"
 		" one-shot%s, 32-bit comparator\n", timer, gsi, hpet.periodic_capable ? " and periodic" : "");
 	err = clockevent_register(&hpet_clockevent);
 	if (err) {
