@@ -427,13 +427,16 @@ static int start_counter(void)
 		hpet_write(timer_reg(t, HPET_REG_TN_CONF),
 			   conf & ~(HPET_TN_INT_ENABLE | HPET_TN_PERIODIC | HPET_TN_FSB_ENABLE | HPET_TN_LEVEL));
 	}
+	/* Write 1s to clear any level-mode status the firmware left (edge mode ignores it). */
+	hpet_write(HPET_REG_GINTR_STA, 0xFFFFFFFFu);
 	hpet_write(HPET_REG_MAIN_CNT_LO, 0);
 	hpet_write(HPET_REG_MAIN_CNT_HI, 0);
 	hpet_write(HPET_REG_GEN_CONF, hpet_read(HPET_REG_GEN_CONF) | HPET_CONF_ENABLE);
 	c0 = counter_lo();
 	t0 = tsc_ns();
-	while (counter_lo() == c0) {
-		if (!tsc_hz() || tsc_ns() - t0 > HPET_RUN_CHECK_US * NSEC_PER_USEC)
+	for (uint32_t reads = 0; counter_lo() == c0; reads++) {
+		/* Bounded by TSC time, or by a read count if the TSC is not calibrated. */
+		if (tsc_hz() ? tsc_ns() - t0 > HPET_RUN_CHECK_US * NSEC_PER_USEC : reads > HPET_RUN_CHECK_READS)
 			return -EIO;
 		cpu_relax();
 	}
@@ -477,7 +480,7 @@ static void setup_clockevent(void)
 	}
 	hpet_clockevent.features = CLOCK_EVT_FEAT_ONESHOT | (hpet.periodic_capable ? CLOCK_EVT_FEAT_PERIODIC : 0);
 	hpet_clockevent.max_delta_ns = (uint64_t)HPET_MAX_DELTA_TICKS * NSEC_PER_SEC / hpet.caps.freq_hz;
-	pr_info("HPET: timer %d is the clock event: GSI %d edge (free: not an ISA IRQ, no PCI function's, no handler),"
+	pr_info("HPET: timer %d is the clock event: GSI %d edge (free: no ISA IRQ, PCI function or handler on it),"
 		" one-shot%s, 32-bit comparator\n", timer, gsi, hpet.periodic_capable ? " and periodic" : "");
 	err = clockevent_register(&hpet_clockevent);
 	if (err) {

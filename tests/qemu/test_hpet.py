@@ -85,22 +85,25 @@ def test_clockevent_hpet_on_q35_drives_the_tick_and_keeps_time(guest_factory):
                      r"\(rating 90, chosen by clockevent=\), oneshot", log), log
     gsi = int(re.search(r"HPET: timer \d is the clock event: GSI (\d+)", log).group(1))
     assert gsi == 23, "default q35 devices use PIRQA and PIRQG only: GSI 23 is the highest free"
+    row = rf"^\s*{gsi}\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s+IO-APIC\s+edge\s+edge\s+.*hpet\((\d+)\)"
+    before = re.search(row, g.command("irqs"), re.M)
+    assert before, log
     out = g.command("timecheck 2000", timeout=120)
+    irqs = g.command("irqs")
+    after = re.search(row, irqs, re.M)
+    assert after, irqs
     m = re.search(r"timecheck: (\d+) ticks in (\d+) us of TSC time \(hz=(\d+)", out)
     assert m, out
     ticks, us = int(m.group(1)), int(m.group(2))
     expected = hz * us / 1e6
     assert abs(ticks - expected) <= 0.05 * expected, f"{ticks} ticks, expected {expected:.1f}"
-    irqs = g.command("irqs")
-    line = re.search(rf"^\s*{gsi}\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s+IO-APIC\s+edge\s+edge\s+.*hpet\((\d+)\)",
-                     irqs, re.M)
-    assert line, irqs
-    delivered, handled, unhandled = int(line.group(1)), int(line.group(2)), int(line.group(3))
-    up = re.search(r"up \d+\.\d+ s, (\d+) ticks at 250 Hz", g.command("uptime"))
-    assert up, log
-    # Every tick came from a comparator interrupt; none went unclaimed.
-    assert handled >= 0.95 * int(up.group(1)), (handled, up.group(1))
+    delivered, handled, unhandled = (int(after.group(i)) - int(before.group(i)) for i in (1, 2, 3))
+    # Each tick of timecheck's window came from a comparator interrupt, and none went unclaimed.
+    # (No upper bound: with -icount sleep=off guest time runs on while the host types the next
+    # command, so the window between the two `irqs` is longer by a host-dependent amount.)
+    assert handled >= ticks, (handled, ticks)
     assert unhandled == 0 and delivered == handled, irqs
+    assert re.search(r"up \d+\.\d+ s, \d+ ticks at 250 Hz", g.command("uptime"))
 
 
 def test_without_acpi_there_is_no_hpet_and_the_log_says_the_pit_serves(guest_factory):

@@ -174,6 +174,10 @@ enum hpet_tunables {
 	/* How long the counter gets to show that it runs after enabling, in
 	 * TSC microseconds (a 10 MHz counter moves 1000 ticks in that time). */
 	HPET_RUN_CHECK_US = 100,
+	/* The same check without a calibrated TSC, in counter reads: each
+	 * uncached read takes far more than the 100 ns of the slowest valid
+	 * counter tick, so a running counter moves within a few. */
+	HPET_RUN_CHECK_READS = 1000,
 	/* Attempts to start periodic mode before the first comparator value
 	 * lands ahead of the counter; each attempt doubles the lead. */
 	HPET_PERIODIC_TRIES = 3,
