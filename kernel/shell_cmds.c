@@ -140,13 +140,13 @@ static int cmd_timecheck(int argc, char **argv)
 		return -ENODEV;
 	}
 	goal = (uint64_t)ms * NS_PER_MS;
-	j0 = jiffies;
+	j0 = jiffies_read();
 	t0 = rdtsc();
 	do {
 		cpu_relax();
 		elapsed_ns = tsc_cycles_to_ns(rdtsc() - t0);
 	} while (elapsed_ns < goal);
-	j1 = jiffies;
+	j1 = jiffies_read();
 	cprintf("timecheck: %llu ticks in %llu us of TSC time (hz=%u, TSC %llu kHz)\n",
 		(unsigned long long)(j1 - j0), (unsigned long long)(elapsed_ns / 1000),
 		tick_hz(), (unsigned long long)(tsc_hz() / 1000));
