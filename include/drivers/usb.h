@@ -181,6 +181,9 @@ struct usb_config {
  * numbers and max packet sizes against the USB rules. Unknown descriptors
  * are skipped by their length. On any violation @out is left describing
  * nothing (num_interfaces 0) and a one-line reason is written to @why.
+ * On success @why is "" or a note of what was checked but not kept
+ * (interfaces beyond USB_MAX_INTERFACES, endpoints beyond USB_MAX_ENDPOINTS,
+ * isochronous endpoints), for the caller to log.
  * CONTEXT: any; pure (host-testable, fuzzed).
  * RETURNS 0 or -EINVAL.
  */
