@@ -18,7 +18,8 @@
  *
  * Which PIRQ: the $PIR link when the routing used it; else the chipset's
  * own wiring: on PIIX3/PIIX4 a bus-0 device's INTx drives PIRQ
- * (device + INTx - 1) mod 4 (the i440FX board wiring QEMU and SeaBIOS use);
+ * (device + INTx - 1) mod 4, counting INTA as 0 (the i440FX board wiring
+ * QEMU and SeaBIOS use: 00:01.2 INTD -> PIRQD, 00:03.0 INTA -> PIRQC);
  * on ICH9 the Device 29 Interrupt Route register (D29IR, chipset
  * configuration space at RCBA + 0x3108, ICH9 datasheet 10.1.71) says it.
  */
@@ -72,7 +73,7 @@ static int pirq_link(const struct pci_dev *d, const char **how)
 	if ((pci_find_device(PCI_VENDOR_INTEL, PIIX3_ISA, NULL) || pci_find_device(PCI_VENDOR_INTEL, PIIX4_ISA, NULL)) &&
 	    d->bus == 0) {
 		*how = "PIIX wiring (device + INTx - 1) mod 4";
-		return PIRQ_A + ((d->dev + d->irq_pin - 1) & 3);
+		return PIRQ_A + ((d->dev + (d->irq_pin - 1) - 1) & 3);
 	}
 	lpc = pci_find_device(PCI_VENDOR_INTEL, ICH9_LPC, NULL);
 	if (lpc && d->bus == 0 && d->dev == ICH9_UHCI_DEV) {
@@ -159,6 +160,13 @@ static int reroute(int value, const char *what)
 		err = pirq_router_get(link, &old);
 		if (err)
 			return err;
+		if (!state[i].saved && (old & PIRQ_DISABLE ? true : (old & 0xF) != hc->pci->route.isa_irq &&
+					(old & 0xF) != hc->pci->route.line)) {
+			/* The register does not drive the line we use: it is not ours to break. */
+			pr_warn("%s: %s: PIRQ register %#x holds 0x%02x, not the IRQ %u routing found; left alone\n",
+				hc->name, what, (unsigned int)link, old, hc->pci->route.line);
+			continue;
+		}
 		if (!state[i].saved) {
 			state[i].saved = true;
 			state[i].link = link;
