@@ -582,6 +582,11 @@ static int finish_sync(struct uhci *u, struct uhci_xfer *x, int err, const char 
 			dev->toggle[x->in] |= bit;
 	}
 	ret = err ? err : (x->status ? x->status : (int)x->actual);
+	if (ret < 0 && ret != -ENODEV && (dev->gone || !port_connected(u, dev->port))) {
+		/* The wire error was the device leaving (QEMU fails the TD with a time-out). */
+		u->unplugged++;
+		ret = -ENODEV;
+	}
 	if (err == -ETIMEDOUT) {
 		u->timeouts++;
 		pr_warn("%s: %s to device %u endpoint %u timed out (%u bytes moved); watching IRQ %u again\n",
