@@ -7,6 +7,11 @@
  *   lsusb -r N        re-read every device's device and configuration
  *                     descriptors N times (a control-transfer loop: for
  *                     tests of unplugging in the middle of transfers)
+ *   lsusb -p ADDR N   run an interrupt-IN pipe on the first interrupt-IN
+ *                     endpoint of device ADDR (an interface no driver has
+ *                     bound) until N reports came or USB_PIPE_WAIT_MS
+ *                     passed, and print each report: a check of the
+ *                     controller's interrupt transfers and their toggles
  */
 #include <stdint.h>
 #include <drivers/usb.h>
@@ -19,7 +24,89 @@
 
 enum usb_shell_limits {
 	USB_REREAD_MAX = 100000,       /* lsusb -r N: at most this many rounds */
+	USB_PIPE_REPORTS_MAX = 64,     /* lsusb -p: reports kept and printed */
+	USB_PIPE_REPORT_BYTES = 8,     /* bytes asked per report (a boot keyboard's) */
+	USB_PIPE_WAIT_MS = 10000,      /* lsusb -p: longest wait for the reports */
+	USB_PIPE_POLL_MS = 5,          /* how often the shell looks at the count */
 };
+
+/* lsusb -p: what the completion (interrupt context) leaves for the shell. */
+static struct {
+	uint8_t buf[USB_PIPE_REPORT_BYTES];
+	uint8_t report[USB_PIPE_REPORTS_MAX][USB_PIPE_REPORT_BYTES];
+	uint8_t len[USB_PIPE_REPORTS_MAX];
+	uint64_t at_ns[USB_PIPE_REPORTS_MAX];
+	volatile unsigned int count, wanted;
+	volatile int error;
+} pipe_log;
+
+static bool pipe_complete(struct usb_intr_pipe *pipe, int status, unsigned int actual)
+{
+	unsigned int n = pipe_log.count;
+
+	(void)pipe;
+	if (status) {
+		pipe_log.error = status;
+		return false;
+	}
+	if (n < USB_PIPE_REPORTS_MAX) {
+		memcpy(pipe_log.report[n], pipe_log.buf, actual < USB_PIPE_REPORT_BYTES ? actual : USB_PIPE_REPORT_BYTES);
+		pipe_log.len[n] = (uint8_t)actual;
+		pipe_log.at_ns[n] = ktime_get_ns();
+	}
+	pipe_log.count = n + 1;
+	return pipe_log.count < pipe_log.wanted;
+}
+
+static int run_pipe(unsigned long addr, unsigned long wanted)
+{
+	struct usb_intr_pipe pipe = { 0 };
+	const struct usb_endpoint *ep = NULL;
+	struct usb_device *dev = NULL, *d;
+	uint64_t t0;
+	int err;
+
+	for (unsigned int i = 0; (d = usb_device_at(i)) != NULL && !ep; i++) {
+		if (d->address != addr || d->gone)
+			continue;
+		dev = d;
+		for (unsigned int k = 0; k < d->config.num_interfaces && !ep; k++)
+			if (!d->config.intf[k].driver)
+				ep = usb_find_endpoint(&d->config.intf[k], USB_EP_INTERRUPT, true);
+	}
+	if (!ep) {
+		cprintf("lsusb: %s\n", dev ? "no interrupt-IN endpoint on an interface without a driver" : "no such device");
+		return -ENODEV;
+	}
+	memset((void *)&pipe_log, 0, sizeof(pipe_log));
+	pipe_log.wanted = (unsigned int)wanted;
+	pipe.dev = dev;
+	pipe.ep = ep;
+	pipe.buf = pipe_log.buf;
+	pipe.len = ep->max_packet < USB_PIPE_REPORT_BYTES ? ep->max_packet : USB_PIPE_REPORT_BYTES;
+	pipe.complete = pipe_complete;
+	t0 = ktime_get_ns();
+	err = usb_intr_submit(&pipe);
+	if (err) {
+		cprintf("lsusb: pipe not started: %s\n", errno_name(err));
+		return err;
+	}
+	cprintf("lsusb: pipe on device %u endpoint %#04x, every %u frames, waiting for %lu reports\n", dev->address,
+		ep->address, ep->interval, wanted);
+	while (pipe_log.count < wanted && !pipe_log.error && pipe.running &&
+	       ktime_get_ns() - t0 < (uint64_t)USB_PIPE_WAIT_MS * 1000000u)
+		msleep(USB_PIPE_POLL_MS);
+	usb_intr_kill(&pipe);
+	for (unsigned int n = 0; n < pipe_log.count && n < USB_PIPE_REPORTS_MAX; n++) {
+		cprintf("report %u at %u ms:", n + 1, (unsigned int)((pipe_log.at_ns[n] - t0) / 1000000u));
+		for (unsigned int b = 0; b < pipe_log.len[n] && b < USB_PIPE_REPORT_BYTES; b++)
+			cprintf(" %02x", pipe_log.report[n][b]);
+		cprintf("\n");
+	}
+	cprintf("lsusb: %u reports%s%s\n", pipe_log.count, pipe_log.error ? ", ended by " : "",
+		pipe_log.error ? errno_name(pipe_log.error) : "");
+	return pipe_log.error;
+}
 
 static const char *class_name(uint8_t c)
 {
@@ -136,8 +223,18 @@ int usb_cmd_lsusb(int argc, char **argv)
 		}
 		return reread(rounds);
 	}
+	if (argc == 4 && !strcmp(argv[1], "-p")) {
+		unsigned long addr, wanted;
+
+		if (cmdline_parse_uint(argv[2], 1, 127, &addr) ||
+		    cmdline_parse_uint(argv[3], 1, USB_PIPE_REPORTS_MAX, &wanted)) {
+			cprintf("lsusb: -p takes an address 1-127 and 1-%u reports\n", USB_PIPE_REPORTS_MAX);
+			return -EINVAL;
+		}
+		return run_pipe(addr, wanted);
+	}
 	if (argc != 1) {
-		cprintf("usage: lsusb [-r N]\n");
+		cprintf("usage: lsusb [-r N | -p ADDR N]\n");
 		return -EINVAL;
 	}
 	for (unsigned int i = 0; (hc = usb_hc_at(i)) != NULL; i++) {

@@ -52,6 +52,19 @@ def pirq_value(routes_out, pirq):
     return int(m.group(1), 16)
 
 
+def interrupt_pipe_reports(g, address, keys):
+    """lsusb -p: an interrupt-IN pipe on the keyboard's endpoint; each key sent is a press and a release."""
+    start = len(g.log)
+    g.send("lsusb -p %s %d\r" % (address, 2 * len(keys)))
+    g.wait_for(r"waiting for %d reports" % (2 * len(keys)), 5, start)
+    for k in keys:
+        g.qmp_cmd("send-key", keys=[{"type": "qcode", "data": k}])
+        time.sleep(0.2)
+    m = g.wait_for(r"lsusb: (\d+) reports(.*)\n", 15, start)
+    assert int(m.group(1)) == 2 * len(keys) and m.group(2) == "", g.log[start:]
+    return re.findall(r"report \d+ at \d+ ms: ((?:[0-9a-f]{2} ?){8})", g.log[start:])
+
+
 def test_healthy_enumeration_lsusb_and_watch_ends(guest_factory, disk_image):
     # -icount with sleep=off: the 60 s watch period passes in idle guest time quickly.
     g = guest_factory(icount=4, extra=KBD + ["-device", "usb-storage,drive=d0,port=2",
@@ -121,6 +134,9 @@ def test_misroute_is_found_by_watching_and_polling_keeps_usb_working(guest_facto
     # Control transfers complete by polling; not one interrupt reaches line 11.
     assert re.search(r"lsusb: 30 rounds read in \d+ ms", g.command("lsusb -r 30"))
     assert line_delivered(g.command("irqs"), 11) == before
+    # The interrupt pipe is re-armed with the right toggle by polled completions too.
+    reports = interrupt_pipe_reports(g, 1, ["a", "b"])
+    assert [r.split()[2] for r in reports] == ["04", "00", "05", "00"]      # usage IDs a, b
 
     # Disabling the route entirely (bit 7): still working by polling.
     g.command("inject off uhci-misroute")
@@ -147,6 +163,8 @@ def test_unplug_mid_transfer_fails_cleanly_and_replug_enumerates(guest_factory):
     g.wait_shell()
     first = enumerated(g, 1, "0627:0001", "QEMU USB Keyboard")
     time.sleep(0.5)
+    reports = interrupt_pipe_reports(g, first.group(2), ["x", "y", "z"])
+    assert [r.split()[2] for r in reports] == ["1b", "00", "1c", "00", "1d", "00"]
     start = len(g.log)
     g.send("lsusb -r 100000\r")             # a loop of control transfers, still running ...
     g.wait_for(r"lsusb -r 100000\n", 5, start)
