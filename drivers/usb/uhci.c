@@ -40,6 +40,7 @@
 #include <drivers/pci.h>
 #include <drivers/usb.h>
 #include <irq/interrupt.h>
+#include <irq/policy.h>
 #include <kernel/errno.h>
 #include <kernel/heap.h>
 #include <kernel/printk.h>
@@ -91,6 +92,7 @@ struct uhci_xfer {
 	bool in;                       /* data direction */
 	bool toggle_valid;             /* a data TD completed: last_toggle holds */
 	bool last_toggle;              /* the toggle of the last data TD that completed */
+	bool finished_unseen;          /* after a time-out: every TD had completed, the interrupt was lost */
 };
 
 struct uhci_pipe_slot {
@@ -503,24 +505,33 @@ static void xfer_cancel(struct uhci_xfer *x)
 	x->qh->element = UHCI_LINK_TERMINATE;
 }
 
+static bool td_done_ok(const struct uhci_td *td)
+{
+	return !(td->flags & UHCI_TDF_CANCELLED) && !(td->ctrl & (UHCI_TD_ERRORS | UHCI_TD_ACTIVE));
+}
+
 /* recount - after a cancel: what really moved, from the TDs that finished before it. */
 static void recount(struct uhci_xfer *x)
 {
+	bool ended = true;     /* the data stage ran to its end (or to a short packet) */
+
 	x->actual = 0;
 	x->toggle_valid = false;
-	for (struct uhci_td *td = x->first; td; td = td->next) {
-		uint32_t ctrl = td->ctrl;
-
-		if ((td->flags & UHCI_TDF_CANCELLED) || (ctrl & UHCI_TD_ERRORS))
+	for (struct uhci_td *td = x->first; td && td != x->status_td; td = td->next) {
+		if (!td_done_ok(td)) {
+			ended = false;
 			break;
+		}
 		if (!(td->flags & UHCI_TDF_DATA))
 			continue;
-		x->actual += td_actual(ctrl) < td->len ? td_actual(ctrl) : td->len;
+		x->actual += td_actual(td->ctrl) < td->len ? td_actual(td->ctrl) : td->len;
 		x->toggle_valid = true;
 		x->last_toggle = td_toggle(td);
-		if (td->pid == UHCI_PID_IN && td_actual(ctrl) < td->len)
-			break;
+		if (td->pid == UHCI_PID_IN && td_actual(td->ctrl) < td->len)
+			break;             /* short packet: what follows never ran */
 	}
+	/* Everything had completed and nobody noticed: the interrupt (and any poll of it) was lost. */
+	x->finished_unseen = ended && (!x->status_td || td_done_ok(x->status_td));
 }
 
 /*
@@ -589,8 +600,11 @@ static int finish_sync(struct uhci *u, struct uhci_xfer *x, int err, const char 
 	}
 	if (err == -ETIMEDOUT) {
 		u->timeouts++;
-		pr_warn("%s: %s to device %u endpoint %u timed out (%u bytes moved); watching IRQ %u again\n",
-			u->hc.name, what, dev->address, ep, (unsigned int)x->actual, u->hc.irq);
+		pr_warn("%s: %s to device %u endpoint %u timed out (%u bytes moved%s)%s%u\n", u->hc.name, what,
+			dev->address, ep, (unsigned int)x->actual,
+			x->finished_unseen ? ", every TD had completed: its interrupt was lost" : "",
+			irq_defences_active() ? "; watching IRQ " : "; no defences (noirqdebug) to check IRQ ",
+			u->hc.irq);
 		/* Issue 7 / the 2010 patch: a time-out may be a lost interrupt; let the core check. */
 		if (u->irq_ok)
 			watch_irq(u->hc.irq, &u->hc);

@@ -149,6 +149,25 @@ def test_misroute_is_found_by_watching_and_polling_keeps_usb_working(guest_facto
     assert pirq_value(g.command("routes"), "D") == 0x0B
 
 
+def test_timeouts_without_defences_then_recovery(guest_factory):
+    # noirqdebug: nobody polls the handler, so a misrouted controller's transfers time out. They are
+    # taken off the schedule safely: once the route is back, a new device enumerates normally.
+    g = guest_factory(append="noirqdebug fault=uhci-misroute", extra=KBD)
+    g.wait_shell()
+    g.wait_for(r"uhci0: control transfer to device 0 endpoint 0 timed out \(8 bytes moved, every TD had "
+               r"completed: its interrupt was lost\); no defences \(noirqdebug\) to check IRQ 11", 10)
+    g.wait_for(r"usb: uhci0 port 1: enumeration attempt 3 of 3 failed at GET_DESCRIPTOR\(device, 8\) "
+               r"at address 0: ETIMEDOUT", 15)
+    g.wait_for(r"usb: uhci0 port 1: device not usable \(ETIMEDOUT", 5)
+    out = g.command("lsusb")
+    assert "0 devices" in out and re.search(r"time-outs [1-9]", out)
+    g.command("inject off uhci-misroute")
+    g.qmp_cmd("device_add", driver="usb-kbd", port="2", id="kbd2")
+    m = enumerated(g, 2, "0627:0001", "QEMU USB Keyboard", 10)
+    assert re.search(r"lsusb: 10 rounds read", g.command("lsusb -r 10"))
+    assert int(m.group(2)) >= 1
+
+
 def test_q35_ich9_misroute_found_by_watching(guest_factory):
     g = guest_factory(machine="q35", append="fault=uhci-misroute",
                       extra=["-device", "ich9-usb-uhci1,addr=1d.0,id=u1", "-device", "usb-kbd,bus=u1.0,port=1"])
