@@ -12,6 +12,7 @@ and `fault=uhci-misroute`.
 """
 import os
 import re
+import time
 
 import pytest
 
@@ -25,6 +26,8 @@ DISK_SECTORS = DISK_BYTES // SECTOR
 CRC_RX = re.compile(r"crc32 (\w+) (\d+)\+(\d+) = ([0-9a-f]{8}) ")
 SEED = {"healthy": 0x5EED0001, "uhci-misroute": 0x5EED0002}
 PATTERN_LBA, PATTERN_COUNT = 1000, 200     # spans several 64-block WRITE(10)s
+RO_BYTES = 8 * MIB                         # the unplug test reads it whole: seconds
+RO_SECTORS = RO_BYTES // SECTOR
 
 
 def _wired():
@@ -111,3 +114,41 @@ def test_a_written_pattern_is_right_on_the_host_and_nothing_else_changed(stor):
     assert g.wait_exit(30) == EXIT_HALT
     assert diskimg.bad_pattern_blocks(path, seed, PATTERN_LBA, PATTERN_COUNT) == []
     assert diskimg.changed_ranges(path, original, PATTERN_LBA, PATTERN_COUNT) == []
+
+
+def test_write_protect_sense_unplug_mid_read_and_replug(guest_factory, tmp_path):
+    """A read-only medium answers WRITE(10) with CHECK CONDITION; the driver asks REQUEST
+    SENSE and reports DATA PROTECT in words with EROFS. Then the stick is pulled out
+    (QMP device_del) while `blk crc` reads the whole disk: the read fails with ENODEV,
+    usba disappears; plugged in again (blockdev-add + device_add) it is usba again and
+    reads right."""
+    path = str(tmp_path / "ro.img")
+    diskimg.make_random_image(path, RO_BYTES, seed=11)
+    g = guest_factory(append="debugexit", extra=[
+        "-usb", "-drive", f"if=none,id=us,file={path},format=raw,readonly=on",
+        "-device", "usb-storage,drive=us,port=2,id=stick"])
+    g.wait_shell(90)
+    g.wait_for(r"usba: USB mass storage .*per command\n", 60)
+    out = g.command("blk write-pattern usba 1 10 4")
+    assert "failed at LBA 10: EROFS" in out, out
+    assert re.search(r"usba: WRITE\(10\) lba 10\+4 failed: DATA PROTECT: write protected "
+                     r"\(asc 0x27 ascq 0x00\)", g.log), g.log[-3000:]
+    assert diskimg.crc_of(path, 10 * SECTOR, 4 * SECTOR) == kernel_crc(g, "blk crc usba 10 4")
+
+    start = len(g.log)
+    g.send(f"blk crc usba 0 {RO_SECTORS}\r")
+    g.wait_for(r"blk crc usba 0 \d+\n", 10, start)
+    time.sleep(0.5)                     # 8 MiB at ~1 MB/s: pull the stick in the middle
+    g.qmp_cmd("device_del", id="stick")
+    m = g.wait_for(r"crc32 usba 0\+\d+: failed at LBA (\d+): ENODEV", 30, start)
+    assert 0 < int(m.group(1)) < RO_SECTORS, m.group(0)
+    g.wait_for(r"usba: disconnected", 10, start)
+    assert "usba" not in g.command("blk")
+
+    g.qmp_cmd("blockdev-add", driver="raw", **{"node-name": "us2", "read-only": True},
+              file={"driver": "file", "filename": path, "read-only": True})
+    start = len(g.log)
+    g.qmp_cmd("device_add", driver="usb-storage", drive="us2", port="2", id="stick2")
+    g.wait_for(r"usba: USB mass storage .*per command\n", 30, start)
+    assert kernel_crc(g, f"blk crc usba {RO_SECTORS - 8} 8") == \
+        diskimg.crc_of(path, (RO_SECTORS - 8) * SECTOR, 8 * SECTOR)
