@@ -188,6 +188,11 @@ def test_unplug_mid_transfer_fails_cleanly_and_replug_enumerates(guest_factory):
     mouse = enumerated(g, 2, "0627:0001", "QEMU USB Mouse")
     time.sleep(0.5)
     assert interrupt_pipe_reports(g, mouse.group(2), 3) == ["01", "00"] * 3
+    # A STALL is EPIPE (QEMU stalls descriptor types it does not know), and ep0 works on after it;
+    # a short packet in the data stage ends it with what came (18 of 64 bytes) and a STATUS stage.
+    assert "GET_DESCRIPTOR(66, 0): EPIPE" in g.command("lsusb -g %s 66 0 8" % mouse.group(2))
+    out = g.command("lsusb -g %s 1 0 64" % mouse.group(2))
+    assert re.search(r"GET_DESCRIPTOR\(1, 0\): 18 of 64 bytes:\n  12 01 00 02 00 00 00 08 27 06 01 00", out)
     start = len(g.log)
     g.send("lsusb -r 100000\r")             # a loop of control transfers, still running ...
     g.wait_for(r"lsusb -r 100000\n", 5, start)
