@@ -142,6 +142,15 @@ def test_misroute_is_found_by_watching_and_polling_keeps_usb_working(guest_facto
     # The interrupt pipe is re-armed with the right toggle by polled completions too.
     assert interrupt_pipe_reports(g, mouse.group(2), 2) == ["01", "00", "01", "00"]   # left button
 
+    # At the end of the watch period (60 s of guest time) the verdict is "bad, polled for good".
+    deadline = time.monotonic() + 60
+    while watch_line(g.command("lsusb"))[1] != "bad":
+        if time.monotonic() > deadline:
+            raise GuestTimeout("uhci0 was not judged bad")
+        time.sleep(1)
+    m = re.search(r'irq 11: "uhci0": (\d+) of (\d+) deliveries came by polling: bad, polled for good', g.log)
+    assert m and int(m.group(1)) * 10 > int(m.group(2)), g.log[-3000:]
+
     # Disabling the route entirely (bit 7): still working by polling.
     g.command("inject off uhci-misroute")
     assert pirq_value(g.command("routes"), "D") == 0x0B
@@ -169,6 +178,17 @@ def test_timeouts_without_defences_then_recovery(guest_factory):
     m = enumerated(g, 2, "0627:0001", "QEMU USB Keyboard", 10)
     assert re.search(r"lsusb: 10 rounds read", g.command("lsusb -r 10"))
     assert int(m.group(2)) >= 1
+
+
+def test_pic_mode_misroute_found_by_watching(guest_factory):
+    # noapic: lines are ISA IRQs; the misrouted interrupt goes to 8259 input 5, which is masked.
+    g = guest_factory(append="noapic fault=uhci-misroute", extra=KBD)
+    g.wait_shell()
+    g.wait_for(r"uhci0: 00:01\.2 8086:7020 UHCI at I/O 0x[0-9a-f]+, IRQ 11", 5)
+    g.wait_for(r"uhci-misroute: PIRQD \(register 0x63, .*\) now drives ISA IRQ 5", 5)
+    g.wait_for(r'irq 11: "uhci0": watch: a poll found work its interrupt should have delivered', 10)
+    enumerated(g, 1, "0627:0001", "QEMU USB Keyboard")
+    assert re.search(r"lsusb: 10 rounds read", g.command("lsusb -r 10"))
 
 
 def test_q35_ich9_misroute_found_by_watching(guest_factory):
