@@ -29,7 +29,9 @@
  */
 #include <drivers/usb.h>
 #include <kernel/blk.h>
+#include <kernel/cmdline.h>
 #include <kernel/errno.h>
+#include <kernel/fault.h>
 #include <kernel/format.h>
 #include <kernel/printk.h>
 #include <kernel/string.h>
@@ -56,6 +58,7 @@ enum usb_storage_tunables {
 	USB_STORAGE_CMD_TIMEOUT_MS = USB_BULK_TIMEOUT_MS, /* each bulk stage of a command */
 	USB_STORAGE_RESET_SETTLE_MS = 10,   /* after the class reset, before clearing halts */
 	USB_STORAGE_RW_TRIES = 2,           /* a READ/WRITE that met UNIT ATTENTION is sent once more */
+	USB_STORAGE_BADCBW_MAX = 1000,      /* largest COUNT of the usb-storage-badcbw fault */
 };
 
 struct usb_storage {
@@ -78,6 +81,34 @@ struct usb_storage {
 };
 
 static struct usb_storage units[USB_STORAGE_MAX];
+
+/*
+ * Fault usb-storage-badcbw[:COUNT]: the next COUNT CBWs (default 1) go out
+ * on the wire with a wrong signature. The device must refuse them (BOT
+ * 6.6.1: it stalls), so the host's reset recovery runs for real against
+ * the device, and the command after it must work again.
+ */
+static unsigned int badcbw_left;
+
+static int badcbw_on(const char *arg)
+{
+	unsigned long n = 1;
+
+	if (arg && cmdline_parse_uint(arg, 1, USB_STORAGE_BADCBW_MAX, &n))
+		return -EINVAL;
+	badcbw_left = (unsigned int)n;
+	return 0;
+}
+
+static int badcbw_off(void)
+{
+	badcbw_left = 0;
+	return 0;
+}
+
+FAULT(usb_storage_badcbw, "usb-storage-badcbw", "COUNT",
+      "the next COUNT mass storage CBWs carry a wrong signature: the device stalls, reset recovery runs",
+      badcbw_on, badcbw_off);
 
 static const char *op_name(uint8_t op)
 {
@@ -152,6 +183,12 @@ static int bot_command(struct usb_storage *s, const uint8_t *cb, uint8_t cb_len,
 	s->tag++;
 	if (usb_bot_build_cbw(s->cbw, s->tag, len, in, s->lun, cb, cb_len) < 0)
 		return -EINVAL;
+	if (badcbw_left) {
+		badcbw_left--;
+		s->cbw[0] ^= 0xFF;           /* the fault: "USBC" no more */
+		pr_warn("%s: usb-storage-badcbw: %s sent with a wrong CBW signature\n", s->blk.name,
+			op_name(cb[0]));
+	}
 	r = usb_bulk_msg(s->dev, s->ep_out, s->cbw, sizeof(s->cbw), USB_STORAGE_CMD_TIMEOUT_MS);
 	if (r == -ENODEV)
 		return r;

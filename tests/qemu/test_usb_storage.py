@@ -89,6 +89,20 @@ def test_reads_past_the_end_are_refused_by_the_block_layer(stor):
     assert "outside the device" in out, out
 
 
+def test_a_refused_cbw_gets_reset_recovery_and_the_next_command_works(stor):
+    """usb-storage-badcbw sends one CBW with a wrong signature: the device stalls it
+    (BOT 6.6.1), the driver runs reset recovery and fails that command with EIO; the
+    next command must read the right bytes."""
+    mode, g, path, _ = stor
+    start = len(g.log)
+    assert "INJECTED usb-storage-badcbw" in g.command("inject usb-storage-badcbw")
+    out = g.command("blk crc usba 5 3")
+    assert "failed at LBA 5: EIO" in out, out
+    g.wait_for(r"usba: READ\(10\): CBW not accepted \(EPIPE\); reset recovery \(Bulk-Only Mass "
+               r"Storage Reset, clear halts\)", 10, start)
+    assert kernel_crc(g, "blk crc usba 5 3") == diskimg.crc_of(path, 5 * SECTOR, 3 * SECTOR)
+
+
 def test_transfers_came_by_interrupt_when_healthy_and_by_polling_when_misrouted(stor):
     mode, g, _, _ = stor
     out = g.command("irqs")
