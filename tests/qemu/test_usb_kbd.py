@@ -91,7 +91,7 @@ def wait_echo(g, pattern, start, timeout=60):
 
 def boot(fault):
     append = "debugexit" + (f" fault={fault}" if fault else "")
-    g = Guest(append=append, extra=["-usb", "-device", "usb-kbd,port=1"])
+    g = Guest(append=append, extra=["-usb", "-device", "usb-kbd,port=1,id=kbd"])
     g.wait_shell(90)
     return g
 
@@ -213,3 +213,24 @@ def test_keys_came_by_interrupt_when_healthy_and_by_polling_when_misrouted(kbd):
     else:
         assert row["delivered"] == 0 and row["polled"] > 0, (row, health)
         assert any("ON POLLING" in l and "uhci0" in l for l in health), health
+
+
+def test_unplugged_keyboard_stops_and_a_new_one_types_again(kbd):
+    """Last of the module: QMP device_del ends the pipe (disconnect logs the counters),
+    device_add binds a new keyboard that types."""
+    mode, g = kbd
+    start = len(g.log)
+    type_text(g, "x")
+    wait_echo(g, "x", start, 30)
+    clear_line(g)
+    wait_echo(g, "x\b \b", start, 30)
+    start = len(g.log)
+    g.qmp_cmd("device_del", id="kbd")
+    m = g.wait_for(r"usb-kbd0: disconnected \((\d+) characters, (\d+) repeats, (\d+) reports, "
+                   r"(\d+) failed, (\d+) rollover\)", 30, start)
+    assert int(m.group(1)) >= 2 and int(m.group(3)) >= 4, m.group(0)   # x and Ctrl-U, down and up
+    start = len(g.log)
+    g.qmp_cmd("device_add", driver="usb-kbd", port="1", id="kbd2")
+    g.wait_for(r"usb-kbd0: boot keyboard on \w+ port 1 .*\n", 30, start)
+    type_text(g, "uptime\r")
+    wait_echo(g, r"uptime\nup \d+\.\d{3} s", start, 30)
