@@ -259,17 +259,17 @@ static int kbd_probe(struct usb_device *dev, struct usb_interface *intf)
 static void kbd_disconnect(struct usb_device *dev, struct usb_interface *intf)
 {
 	struct usb_kbd *k = intf->driver_data;
-	unsigned long flags;
 
 	(void)dev;
 	if (!k)
 		return;
+	/* Pipe first: once it is stopped no completion can arm the repeat
+	 * timer again. A repeat that fires before timer_cancel() re-arms
+	 * itself and is then cancelled; after timer_cancel() none runs. */
 	usb_intr_kill(&k->pipe);
-	flags = irq_save_flags();
 	timer_cancel(&k->repeat_timer);
 	work_cancel(&k->clear_halt_work);
 	k->used = false;
-	irq_restore_flags(flags);
 	intf->driver_data = NULL;
 	pr_info("usb-kbd%u: disconnected (%u characters, %u repeats, %u reports, %u failed, "
 		"%u rollover)\n", k->index, k->chars, k->repeats, k->hid.reports, k->errors,
