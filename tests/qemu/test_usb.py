@@ -195,9 +195,17 @@ def test_q35_ich9_misroute_found_by_watching(guest_factory):
     g = guest_factory(machine="q35", append="fault=uhci-misroute",
                       extra=["-device", "ich9-usb-uhci1,addr=1d.0,id=u1", "-device", "usb-kbd,bus=u1.0,port=1"])
     g.wait_shell()
-    g.wait_for(r"uhci0: uhci-misroute: PIRQ([A-H]) \(register 0x6?[0-9a-b], from ICH9 D29IR\) now drives ISA IRQ \d+", 5)
+    m = g.wait_for(r"uhci0: uhci-misroute: PIRQ([A-H]) \(register (0x6[0-9a-b]), from ICH9 D29IR\) now drives "
+                   r"ISA IRQ (\d+)", 5)
     g.wait_for(r'irq 10: "uhci0": watch: a poll found work its interrupt should have delivered', 10)
     enumerated(g, 1, "0627:0001", "QEMU USB Keyboard")
+    assert re.search(r"lsusb: 10 rounds read", g.command("lsusb -r 10"))
+    assert pirq_value(g.command("routes"), m.group(1)) == int(m.group(3))
+    # noroute on ICH9 only removes the ISA path (the interrupt still reaches GSI 16 + PIRQ, unused).
+    g.command("inject off uhci-misroute")
+    assert pirq_value(g.command("routes"), m.group(1)) == 0x0A
+    g.command("inject uhci-noroute")
+    assert pirq_value(g.command("routes"), m.group(1)) == 0x80
     assert re.search(r"lsusb: 10 rounds read", g.command("lsusb -r 10"))
 
 
