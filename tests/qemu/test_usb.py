@@ -96,7 +96,7 @@ def test_healthy_enumeration_lsusb_and_watch_ends(guest_factory, disk_image):
     assert line_delivered(irqs, 11) > 0
 
     # The watch period (60 s of the default profile) ends with healthy interrupts.
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 150   # host seconds; a loaded host runs the guest slower
     while True:
         out = g.command("lsusb")
         line, state, causes, polled = watch_line(out)
@@ -143,7 +143,7 @@ def test_misroute_is_found_by_watching_and_polling_keeps_usb_working(guest_facto
     assert interrupt_pipe_reports(g, mouse.group(2), 2) == ["01", "00", "01", "00"]   # left button
 
     # At the end of the watch period (60 s of guest time) the verdict is "bad, polled for good".
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 150   # host seconds; a loaded host runs the guest slower
     while watch_line(g.command("lsusb"))[1] != "bad":
         if time.monotonic() > deadline:
             raise GuestTimeout("uhci0 was not judged bad")
