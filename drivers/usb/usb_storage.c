@@ -61,6 +61,15 @@ enum usb_storage_tunables {
 	USB_STORAGE_BADCBW_MAX = 1000,      /* largest COUNT of the usb-storage-badcbw fault */
 };
 
+/* Full speed moves at most 19 bulk packets of 64 bytes per 1 ms frame (USB
+ * 2.0 table 5-9): the largest command must fit the bulk time-out ten times
+ * over, and its block count the 16-bit field of READ(10)/WRITE(10). */
+enum { USB_FULL_SPEED_BULK_BYTES_PER_MS = 19 * 64 };
+_Static_assert(USB_STORAGE_MAX_BYTES / USB_FULL_SPEED_BULK_BYTES_PER_MS * 10 < USB_BULK_TIMEOUT_MS,
+	       "USB_STORAGE_MAX_BYTES cannot move within the bulk time-out");
+_Static_assert(USB_STORAGE_MAX_BYTES / BLK_BLOCK_SIZE_MIN <= SCSI_RW10_MAX_BLOCKS,
+	       "USB_STORAGE_MAX_BYTES needs more blocks than READ(10) can name");
+
 struct usb_storage {
 	bool used;
 	bool busy;                          /* a command is in flight */
