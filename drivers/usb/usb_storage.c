@@ -48,7 +48,7 @@ enum usb_storage_codes {
 /* Tunables of the driver. */
 enum usb_storage_tunables {
 	USB_STORAGE_MAX = 4,                /* devices at once: usba..usbd */
-	/* Largest READ(10)/WRITE(10), in 512-byte blocks: 32 KiB, which at full
+	/* Largest READ(10)/WRITE(10) in bytes: 32 KiB (64 blocks of 512), which at full
 	 * speed (at most 19 64-byte packets per 1 ms frame, ~1.2 MB/s) takes
 	 * about 27 ms, far inside USB_BULK_TIMEOUT_MS (5 s) even when every
 	 * completion is found only by a 100 ms poll of a misrouted controller. */
