@@ -28,6 +28,7 @@ static const struct errno_entry errno_table[] = {
 	{ EINVAL,    "EINVAL" },
 	{ ENOSPC,    "ENOSPC" },
 	{ EROFS,     "EROFS" },
+	{ EPIPE,     "EPIPE" },
 	{ ERANGE,    "ERANGE" },
 	{ ENOSYS,    "ENOSYS" },
 	{ EPROTO,    "EPROTO" },

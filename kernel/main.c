@@ -27,6 +27,7 @@
 #include <drivers/serial.h>
 #include <drivers/pci.h>
 #include <drivers/ata.h>
+#include <drivers/usb.h>
 #include <irq/policy.h>
 #include <irq/stats.h>
 #include <time/time.h>
@@ -155,6 +156,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	cpu_sti();
 	uart_irq_init((unsigned int)isa_irq_to_line(UART_ISA_IRQ));
 	ata_init();
+	uhci_init();          /* USB: controllers now, devices from work in the shell's idle loop */
 
 	fault_apply_boot();
 	irq_health_report();

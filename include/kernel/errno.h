@@ -20,6 +20,7 @@
 #define EINVAL    22   /* invalid argument */
 #define ENOSPC    28   /* no space left */
 #define EROFS     30   /* read-only medium */
+#define EPIPE     32   /* broken pipe: a USB endpoint stalled */
 #define ERANGE    34   /* value out of range */
 #define ENOSYS    38   /* function not implemented by this device */
 #define EPROTO    71   /* protocol error (device spoke nonsense) */
