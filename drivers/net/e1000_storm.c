@@ -160,11 +160,13 @@ static int storm_on(const char *arg)
 		pci_write16(storm.dev, PCI_COMMAND, storm.command_before);
 		return -EIO;
 	}
+	/* Said before the writes: on a requested line the storm (and its containment) starts at once. */
+	pr_info("e1000-storm: writing IMS and ICS %#x at BAR0 %#llx; nobody will read ICR\n",
+		E1000_STORM_CAUSE, (unsigned long long)storm.dev->bar[0].base);
 	e1000_write(E1000_REG_IMS, E1000_STORM_CAUSE);
 	e1000_write(E1000_REG_ICS, E1000_STORM_CAUSE);
 	storm.on = true;
-	pr_info("e1000-storm: IMS %#x, ICS %#x written at BAR0 %#llx; nobody will read ICR\n",
-		e1000_read(E1000_REG_IMS), E1000_STORM_CAUSE, (unsigned long long)storm.dev->bar[0].base);
+	pr_info("e1000-storm: IMS reads %#x\n", e1000_read(E1000_REG_IMS));
 	describe_line(storm.dev, pci_read16(storm.dev, PCI_STATUS));
 	return 0;
 }

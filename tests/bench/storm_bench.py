@@ -45,10 +45,12 @@ LOAD_MS = 500
 LIVELOCK_S = 30                  # a cpuload that does not answer in this much host time: livelock
 STAMP = r"^\[\s*(\d+\.\d+)\] "
 SOURCES = {
-    # name: (mode append, QEMU extra, line, inject spec)
-    "spurious-flood": ("", [], 14, "spurious-flood:14"),
-    "e1000-storm/noapic": ("noapic", ["-device", "e1000,addr=03.0", "-usb"], 11, "e1000-storm"),
-    "e1000-storm/ioapic": ("", ["-device", "e1000,addr=03.0", "-usb"], 11, "e1000-storm"),
+    # name: (mode append, QEMU extra, line, inject spec, the log line that says the storm starts)
+    "spurious-flood": ("", [], 14, "spurious-flood:14", r"spurious-flood: self-IPIs on vector"),
+    "e1000-storm/noapic": ("noapic", ["-device", "e1000,addr=03.0", "-usb"], 11, "e1000-storm",
+                           r"e1000-storm: writing IMS and ICS"),
+    "e1000-storm/ioapic": ("", ["-device", "e1000,addr=03.0", "-usb"], 11, "e1000-storm",
+                           r"e1000-storm: writing IMS and ICS"),
 }
 LOAD_RX = re.compile(r"([\d.]+) % of the CPU lost to interrupts \((\d+) delivered")
 
@@ -87,7 +89,7 @@ def has_handler(g, line):
 
 def run(image, source, policy):
     """One boot, one storm, one profile. RETURNS a dict of figures (or {'na': why})."""
-    mode, extra, line, spec = SOURCES[source]
+    mode, extra, line, spec, start_rx = SOURCES[source]
     g = boot(image, f"{mode} irqpolicy={policy}", extra)
     try:
         if not has_handler(g, line):
@@ -95,7 +97,7 @@ def run(image, source, policy):
         base = cpuload(g)
         start = len(g.log)
         g.send(f"inject {spec}\r")
-        t_on, _ = stamp_of(g, rf"fault: INJECTED {re.escape(spec)}", start, 30)
+        t_on, _ = stamp_of(g, start_rx, start, 30)
         t_trip, m = stamp_of(g, rf"irq {line}: (\d+) of (\d+) interrupts unclaimed in (\d+) ms(.*)$",
                              start, 300)
         fig = {"base": base, "irqs": int(m.group(3)), "ms": (t_trip - t_on) * 1000,
@@ -125,7 +127,7 @@ def run(image, source, policy):
 
 def before_share(image, source):
     """CPU lost while the storm runs unchecked (noirqdebug): the state before containment."""
-    mode, extra, line, spec = SOURCES[source]
+    mode, extra, line, spec, _ = SOURCES[source]
     g = boot(image, f"{mode} noirqdebug", extra)
     try:
         if not has_handler(g, line):
