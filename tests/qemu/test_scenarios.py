@@ -18,6 +18,7 @@ import pytest
 
 import diskimg
 from irqkit_qemu import EXIT_HALT
+from shellwait import run
 
 SECTOR = diskimg.SECTOR
 DISK_BYTES = 4 << 20
@@ -63,7 +64,7 @@ def health_of(out, line):
 
 
 def timecheck_ok(g, ms=300):
-    out = g.command(f"timecheck {ms}", 30)
+    out = run(g, f"timecheck {ms}", timeout=30)
     m = TIMECHECK_RX.search(out)
     assert m, out
     ticks, us, hz = int(m.group(1)), int(m.group(2)), int(m.group(3))
@@ -77,7 +78,7 @@ def wait_back_on_interrupts(g, line, timeout=BACKOFF_MAX_S + 5):
     re-enable and "flood over" lines are rate-limited when episodes repeat). RETURNS `irqs`."""
     deadline = time.monotonic() + timeout
     while True:
-        out = g.command("irqs")
+        out = run(g, "irqs")
         row, h = irqs_row(out, line), health_of(out, line)
         if row and "disabled" not in row["rest"] and not (h and "storm" in h[0]):
             return out
@@ -100,7 +101,7 @@ def keyboard_reports(g, address, keys):
 
 
 def kernel_crc(g, cmd, timeout=60):
-    out = g.command(cmd, timeout)
+    out = run(g, cmd, timeout=timeout)
     m = CRC_RX.search(out)
     assert m, out
     return int(m.group(4), 16)
@@ -149,24 +150,24 @@ def test_e1000_storm_on_the_shared_usb_line_is_contained_and_the_line_comes_back
     assert re.search(r'irq 11: "[^"]+".*: flood of unclaimed interrupts: line disabled', g.log[start:])
     # responsive while the storm goes on: the shell answers and the tick keeps time
     timecheck_ok(g, 500)
-    out = g.command("irqs", 10)
+    out = run(g, "irqs")
     h = health_of(out, 11)
     assert h and "storm" in h[0], out
     # the good device on the storming line keeps working, by polling: keys typed on the USB
     # keyboard arrive as reports (usage 0x04 = 'a') while the line is off for flooding
-    address = int(re.search(r"^device (\d+): uhci0 port 1, .*\n.*QEMU USB Keyboard", g.command("lsusb"),
+    address = int(re.search(r"^device (\d+): uhci0 port 1, .*\n.*QEMU USB Keyboard", run(g, "lsusb"),
                             re.M).group(1))
     reports = keyboard_reports(g, address, ["a"])
     assert len(reports) == 2 and reports[0].split()[2] == "04", reports
-    h = health_of(g.command("irqs"), 11)
+    h = health_of(run(g, "irqs"), 11)
     assert h and "storm" in h[0]                     # it was polling that delivered them
     # stop the storm: the next re-enable test passes and interrupts are delivered again
-    assert "INTx released" in g.command("inject off e1000-storm")
+    assert "INTx released" in run(g, "inject off e1000-storm", done=r"fault: e1000-storm switched off\n")
     wait_back_on_interrupts(g, 11)
-    delivered = irqs_row(g.command("irqs"), 11)["delivered"]
+    delivered = irqs_row(run(g, "irqs"), 11)["delivered"]
     reports = keyboard_reports(g, address, ["b"])    # 0x05 = 'b', by interrupt again
     assert len(reports) == 2 and reports[0].split()[2] == "05", reports
-    assert irqs_row(g.command("irqs"), 11)["delivered"] > delivered
+    assert irqs_row(run(g, "irqs"), 11)["delivered"] > delivered
 
 
 # -- a flood of spurious edges on the disk's line ------------------------------------------------
@@ -182,24 +183,24 @@ def test_spurious_flood_on_the_busy_disk_line_is_contained_and_the_data_intact(g
     assert "self-IPIs on vector 0x3e (line 14" in out, out
     assert kernel_crc(g, "ata crc 0 8192") == diskimg.crc_of(path)
     seed, lba, count = 0x5707, 1024, 1024
-    out = g.command(f"ata write-pattern {seed} {lba} {count}", 60)
+    out = run(g, f"ata write-pattern {seed} {lba} {count}", timeout=60)
     assert re.search(rf"write-pattern hda {lba}\+{count} seed {seed:#010x}: ok", out), out
     trips = [m for m in TRIP_RX.finditer(g.log, start) if m.group(1) == "14"]
     assert trips, g.log[start:]
     first = trips[0]
     assert int(first.group(3)) <= FLOOD_MAX_INTERRUPTS and int(first.group(4)) <= FLOOD_MAX_MS, first.group(0)
-    ata = g.command("ata")
+    ata = run(g, "ata", done=r"^ata1: (?:.*\n)*?  stats: .*\n")
     stats = dict(kv.split("=") for kv in re.search(r"^ata0: .*\n(?:  .*\n)*?  stats: (.*)$", ata, re.M)
                  .group(1).split())
     assert int(stats["busy"]) + int(stats["idle"]) > 1000, stats   # IRQ_NONE for the spurious edges
     assert int(stats["errors"]) == 0 and int(stats["timeouts"]) == 0, stats
     timecheck_ok(g)
-    out = g.command("inject off spurious-flood")
+    out = run(g, "inject off spurious-flood", done=r"fault: spurious-flood switched off\n")
     sent = int(re.search(r"(\d+) IPIs sent", out).group(1))
     assert sent > 1000, out
     wait_back_on_interrupts(g, 14)
     assert kernel_crc(g, "ata crc 0 8192") == diskimg.crc_of(path)
-    g.command("ata flush")
+    run(g, "ata flush")
     g.send("halt\r")
     assert g.wait_exit(30) == EXIT_HALT
     assert diskimg.bad_pattern_blocks(path, seed, lba, count) == []
