@@ -156,6 +156,8 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	cpu_sti();
 	uart_irq_init((unsigned int)isa_irq_to_line(UART_ISA_IRQ));
 	ata_init();
+	usb_kbd_init();       /* USB class drivers first: devices are offered to them as they enumerate */
+	usb_storage_init();
 	uhci_init();          /* USB: controllers now, devices from work in the shell's idle loop */
 
 	fault_apply_boot();

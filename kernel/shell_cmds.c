@@ -238,7 +238,7 @@ static const struct shell_command commands[] = {
 	{ "apic", "apic", "interrupt mode, local APIC and IOAPIC redirection entries", cmd_apic },
 	{ "ata", "ata [identify|read|crc|write-pattern|verify-pattern|flush|bench|reset|raw|set] [DEV] ...",
 	  "PIO ATA/ATAPI devices: state, data, tests", ata_cmd },
-	{ "lsusb", "lsusb [-r N | -p ADDR N]", "USB controllers (irq watch state), ports, devices; -r: re-read descriptors; -p: interrupt pipe", usb_cmd_lsusb },
+	{ "lsusb", "lsusb [-r N | -g ADDR TYPE INDEX LEN | -p ADDR N]", "USB controllers (irq watch state), ports, devices; -r/-g: read descriptors; -p: interrupt pipe", usb_cmd_lsusb },
 	{ "blk", "blk [crc|write-pattern|verify-pattern|read|flush] DEV ...", "block devices by name", blk_cmd },
 	{ "inject", "inject [NAME[:ARG] | off NAME]", "list, inject or clear faults", fault_cmd_inject },
 	{ "crash", "crash de|ud|gp|pf|bp|nmi", "raise a CPU exception to see how it is reported", cmd_crash },

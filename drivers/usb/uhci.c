@@ -40,58 +40,17 @@
 #include <drivers/pci.h>
 #include <drivers/usb.h>
 #include <irq/interrupt.h>
+#include <irq/policy.h>
 #include <kernel/errno.h>
 #include <kernel/heap.h>
 #include <kernel/printk.h>
 #include <kernel/string.h>
 #include <kernel/work.h>
 #include <time/time.h>
-#include "uhci_regs.h"
+#include "uhci_internal.h"
 
-/* Tunables and limits of this driver. */
-enum uhci_tunables {
-	UHCI_MAX_CONTROLLERS = 4,     /* controllers taken over (PIIX: 1, ICH9: up to 6) */
-	UHCI_MAX_PORTS = 8,           /* root ports looked for (BAR4 of 32 bytes holds 8) */
-	UHCI_TD_POOL = 256,           /* TDs per controller (8 KiB) */
-	UHCI_QH_POOL = 32,            /* QHs per controller: 8 skeletons, control, bulk, pipes */
-	UHCI_INTR_LEVELS = 8,         /* skeleton QHs for intervals 1, 2, 4 ... 128 frames */
-	UHCI_MAX_PIPES = 8,           /* interrupt-IN pipes at once per controller */
-	UHCI_BULK_CHUNK_TDS = 64,     /* TDs queued per piece of a bulk transfer (4 KiB at 64 B) */
-	UHCI_PORT_POLL_MS = 100,      /* root-port status check (the UHCI has no connect interrupt) */
-	UHCI_PORT_RESET_MS = 50,      /* USB 2.0 7.1.7.5: root port reset at least 50 ms */
-	UHCI_PORT_RECOVERY_MS = 10,   /* USB 2.0 7.1.7.5 TRSTRCY: 10 ms after reset before use */
-	UHCI_PORT_ENABLE_TRIES = 10,  /* 1 ms apart: how long a port may take to enable */
-	UHCI_GRESET_MS = 50,          /* global reset held (USB reset on every port; >= 10 ms) */
-	UHCI_HCRESET_POLL_US = 100,   /* HCRESET clears itself: look this often ... */
-	UHCI_HCRESET_TRIES = 100,     /* ... this many times (10 ms) */
-	UHCI_HALT_TRIES = 50,         /* 100 us apart: time the controller has to halt / start */
-	UHCI_WAIT_RECHECK_MS = 10,    /* a waiter wakes at least this often to look at the port */
-	UHCI_FRAME_WAIT_TRIES = 40,   /* 100 us apart: waiting for the frame number to move on */
-	UHCI_HSE_REPORTS = 8,         /* host system/process errors reported before going quiet */
-};
 
 #define NS_PER_MS 1000000ull
-
-/* TD software flags. */
-#define UHCI_TDF_DATA 0x01u       /* a data-stage / bulk / interrupt TD (counts for toggle, length) */
-#define UHCI_TDF_CANCELLED 0x02u  /* still active when we took it off the schedule */
-#define UHCI_TDF_USED 0x04u       /* allocated */
-
-/* One synchronous transfer (control or bulk) in flight on a QH. */
-struct uhci_xfer {
-	bool busy;                     /* the QH holds it */
-	volatile bool done;            /* set by the scan when it ended */
-	int status;                    /* 0 or an error, valid when done */
-	uint32_t actual;               /* data bytes moved */
-	struct usb_device *dev;
-	struct uhci_qh *qh;
-	struct uhci_td *first;         /* chain in order */
-	struct uhci_td *next_check;    /* first TD the scan has not seen finish */
-	struct uhci_td *status_td;     /* control: the STATUS stage (NULL for bulk) */
-	bool in;                       /* data direction */
-	bool toggle_valid;             /* a data TD completed: last_toggle holds */
-	bool last_toggle;              /* the toggle of the last data TD that completed */
-};
 
 struct uhci_pipe_slot {
 	struct usb_intr_pipe *pipe;    /* NULL: free */
@@ -155,15 +114,9 @@ static void port_write(const struct uhci *u, unsigned int port, uint16_t keep, u
 	wr16(u, UHCI_PORTSC0 + 2 * port, (uint16_t)((keep & UHCI_PORT_RW) | (w1c & UHCI_PORT_W1C)));
 }
 
-static uint32_t phys(const volatile void *p)
-{
-	/* Identity mapping (arch/x86/paging.c): the virtual address is the physical one. */
-	return (uint32_t)(uintptr_t)p;
-}
-
 static uint32_t qh_link(const struct uhci_qh *qh)
 {
-	return phys(qh) | UHCI_LINK_QH;
+	return uhci_phys(qh) | UHCI_LINK_QH;
 }
 
 static struct uhci *to_uhci(struct usb_hc *hc)
@@ -218,132 +171,6 @@ static struct uhci_qh *qh_alloc(struct uhci *u)
 
 /* ---- TDs ------------------------------------------------------------------------------------- */
 
-static uint32_t td_token(uint8_t pid, uint8_t addr, unsigned int ep, bool toggle, unsigned int len)
-{
-	uint32_t maxlen = len ? (uint32_t)(len - 1) : UHCI_LEN_NONE;
-
-	return maxlen << UHCI_TOKEN_MAXLEN_SHIFT | (toggle ? UHCI_TOKEN_TOGGLE : 0) |
-	       (uint32_t)(ep & 0xF) << UHCI_TOKEN_EP_SHIFT | (uint32_t)(addr & 0x7F) << UHCI_TOKEN_ADDR_SHIFT | pid;
-}
-
-static bool td_toggle(const struct uhci_td *td)
-{
-	return td->token & UHCI_TOKEN_TOGGLE;
-}
-
-static unsigned int td_actual(uint32_t ctrl)
-{
-	unsigned int a = ctrl & UHCI_TD_ACTLEN_MASK;
-
-	return a == UHCI_LEN_NONE ? 0 : a + 1;
-}
-
-/* td_error - the error a finished TD's status bits mean, or 0. */
-static int td_error(uint32_t ctrl)
-{
-	if (ctrl & UHCI_TD_BABBLE)
-		return -EOVERFLOW;
-	if (ctrl & (UHCI_TD_CRC_TIMEOUT | UHCI_TD_BITSTUFF | UHCI_TD_DBE))
-		return -EIO;
-	if (ctrl & UHCI_TD_STALLED)
-		return -EPIPE;           /* a STALL handshake and nothing else */
-	return 0;
-}
-
-static const char *td_error_name(uint32_t ctrl)
-{
-	if (ctrl & UHCI_TD_BABBLE)
-		return "babble";
-	if (ctrl & UHCI_TD_CRC_TIMEOUT)
-		return "CRC/time-out";
-	if (ctrl & UHCI_TD_BITSTUFF)
-		return "bit stuffing";
-	if (ctrl & UHCI_TD_DBE)
-		return "data buffer";
-	if (ctrl & UHCI_TD_STALLED)
-		return "STALL";
-	return "none";
-}
-
-/* td_fill - one TD of @dev; linked depth-first to whatever follows later. */
-static void td_fill(struct uhci_td *td, const struct usb_device *dev, uint8_t pid, unsigned int ep,
-		    bool toggle, void *buf, unsigned int len, bool data)
-{
-	uint32_t ctrl = UHCI_TD_ACTIVE | UHCI_TD_CERR_3;
-
-	if (dev->speed == USB_SPEED_LOW)
-		ctrl |= UHCI_TD_LS;
-	if (pid == UHCI_PID_IN && data)
-		ctrl |= UHCI_TD_SPD;
-	td->len = (uint16_t)len;
-	td->pid = pid;
-	td->flags = (uint8_t)(UHCI_TDF_USED | (data ? UHCI_TDF_DATA : 0));
-	td->buffer = len ? phys(buf) : 0;
-	td->token = td_token(pid, dev->address, ep, toggle, len);
-	td->link = UHCI_LINK_TERMINATE;
-	td->ctrl = ctrl;
-}
-
-static void td_chain(struct uhci_td *prev, struct uhci_td *td)
-{
-	prev->next = td;
-	prev->link = phys(td) | UHCI_LINK_DEPTH;
-}
-
-/* ---- the scan (interrupt context, or a waiter with interrupts off) ------------------------------ */
-
-static void xfer_finish(struct uhci *u, struct uhci_xfer *x, int status)
-{
-	x->qh->element = UHCI_LINK_TERMINATE;   /* an inactive TD left there would interrupt every frame */
-	x->status = status;
-	x->done = true;
-	(void)u;
-}
-
-static void scan_xfer(struct uhci *u, struct uhci_xfer *x)
-{
-	struct uhci_td *td = x->next_check;
-
-	if (!x->busy || x->done)
-		return;
-	for (unsigned int n = 0; td && n < UHCI_TD_POOL; n++) {
-		uint32_t ctrl = td->ctrl;
-		struct uhci_td *next = td->next;
-		unsigned int actual;
-
-		if (ctrl & UHCI_TD_ACTIVE)
-			return;                       /* still running */
-		x->next_check = next;
-		if (ctrl & UHCI_TD_ERRORS) {
-			pr_debug("%s: %s TD error (%s), status %#x\n", u->hc.name,
-				 td->pid == UHCI_PID_SETUP ? "SETUP" : td->pid == UHCI_PID_IN ? "IN" : "OUT",
-				 td_error_name(ctrl), (unsigned int)(ctrl >> 16) & 0xFF);
-			xfer_finish(u, x, td_error(ctrl));
-			return;
-		}
-		if (td->flags & UHCI_TDF_DATA) {
-			actual = td_actual(ctrl);
-			if (actual > td->len)
-				actual = td->len;        /* cannot be: the controller stops at MaxLen */
-			x->actual += actual;
-			x->toggle_valid = true;
-			x->last_toggle = td_toggle(td);
-			if (td->pid == UHCI_PID_IN && actual < td->len) {
-				/* Short packet: with SPD the queue stopped here. */
-				if (!x->status_td) {
-					xfer_finish(u, x, 0);
-					return;
-				}
-				next = x->next_check = x->status_td;   /* control: on to the STATUS stage */
-				x->qh->element = phys(next);
-			}
-		}
-		td = next;
-	}
-	if (!td)
-		xfer_finish(u, x, 0);
-}
-
 static void pipe_arm(struct uhci_pipe_slot *s)
 {
 	struct usb_intr_pipe *p = s->pipe;
@@ -352,9 +179,9 @@ static void pipe_arm(struct uhci_pipe_slot *s)
 	unsigned int len = p->len < p->ep->max_packet ? p->len : p->ep->max_packet;
 	bool toggle = dev->toggle[1] & (1u << num);
 
-	td_fill(s->td, dev, UHCI_PID_IN, num, toggle, p->buf, len, true);
+	uhci_td_fill(s->td, dev, UHCI_PID_IN, num, toggle, p->buf, len, true);
 	s->td->ctrl |= UHCI_TD_IOC;
-	s->qh->element = phys(s->td);
+	s->qh->element = uhci_phys(s->td);
 }
 
 static void pipe_unlink(struct uhci *u, struct uhci_pipe_slot *s);
@@ -381,8 +208,8 @@ static void scan_pipe(struct uhci *u, struct uhci_pipe_slot *s)
 		return;
 	s->qh->element = UHCI_LINK_TERMINATE;
 	num = p->ep->address & 0xF;
-	status = td_error(ctrl);
-	actual = status ? 0 : td_actual(ctrl);
+	status = uhci_td_error(ctrl);
+	actual = status ? 0 : uhci_td_actual(ctrl);
 	if (actual > s->td->len)
 		actual = s->td->len;
 	if (!status)
@@ -398,8 +225,8 @@ static void scan_pipe(struct uhci *u, struct uhci_pipe_slot *s)
 
 static void uhci_scan(struct uhci *u)
 {
-	scan_xfer(u, &u->ctrl);
-	scan_xfer(u, &u->bulk);
+	uhci_scan_xfer(&u->ctrl);
+	uhci_scan_xfer(&u->bulk);
 	for (unsigned int i = 0; i < UHCI_MAX_PIPES; i++)
 		if (u->pipes[i].pipe)
 			scan_pipe(u, &u->pipes[i]);
@@ -409,9 +236,9 @@ static void uhci_scan(struct uhci *u)
 static void fail_all(struct uhci *u, int err)
 {
 	if (u->ctrl.busy && !u->ctrl.done)
-		xfer_finish(u, &u->ctrl, err);
+		uhci_xfer_finish(&u->ctrl, err);
 	if (u->bulk.busy && !u->bulk.done)
-		xfer_finish(u, &u->bulk, err);
+		uhci_xfer_finish(&u->bulk, err);
 	for (unsigned int i = 0; i < UHCI_MAX_PIPES; i++) {
 		struct uhci_pipe_slot *s = &u->pipes[i];
 		struct usb_intr_pipe *p = s->pipe;
@@ -489,40 +316,6 @@ static void frame_wait(struct uhci *u)
 	}
 }
 
-/* xfer_cancel - take a transfer off its QH safely. Interrupts off. */
-static void xfer_cancel(struct uhci_xfer *x)
-{
-	for (struct uhci_td *td = x->first; td; td = td->next) {
-		uint32_t ctrl = td->ctrl;
-
-		if (ctrl & UHCI_TD_ACTIVE) {
-			td->flags |= UHCI_TDF_CANCELLED;
-			td->ctrl = ctrl & ~UHCI_TD_ACTIVE;
-		}
-	}
-	x->qh->element = UHCI_LINK_TERMINATE;
-}
-
-/* recount - after a cancel: what really moved, from the TDs that finished before it. */
-static void recount(struct uhci_xfer *x)
-{
-	x->actual = 0;
-	x->toggle_valid = false;
-	for (struct uhci_td *td = x->first; td; td = td->next) {
-		uint32_t ctrl = td->ctrl;
-
-		if ((td->flags & UHCI_TDF_CANCELLED) || (ctrl & UHCI_TD_ERRORS))
-			break;
-		if (!(td->flags & UHCI_TDF_DATA))
-			continue;
-		x->actual += td_actual(ctrl) < td->len ? td_actual(ctrl) : td->len;
-		x->toggle_valid = true;
-		x->last_toggle = td_toggle(td);
-		if (td->pid == UHCI_PID_IN && td_actual(ctrl) < td->len)
-			break;
-	}
-}
-
 /*
  * wait_xfer - sleep until @x is done, the device is unplugged, or @timeout_ms
  * passed. Never depends on the interrupt arriving: each interrupt (or poll
@@ -554,12 +347,12 @@ static int wait_xfer(struct uhci *u, struct uhci_xfer *x, uint32_t timeout_ms)
 		time_idle();           /* sti; hlt; returns with interrupts disabled again */
 	}
 	if (err)
-		xfer_cancel(x);
+		uhci_xfer_cancel(x);
 	irq_restore_flags(flags);
 	timer_cancel(&u->wake_timer);
 	if (err) {
 		frame_wait(u);
-		recount(x);
+		uhci_recount(x);
 		if (err == -ENODEV)
 			u->unplugged++;
 	}
@@ -589,12 +382,19 @@ static int finish_sync(struct uhci *u, struct uhci_xfer *x, int err, const char 
 	}
 	if (err == -ETIMEDOUT) {
 		u->timeouts++;
-		pr_warn("%s: %s to device %u endpoint %u timed out (%u bytes moved); watching IRQ %u again\n",
-			u->hc.name, what, dev->address, ep, (unsigned int)x->actual, u->hc.irq);
+		pr_warn("%s: %s to device %u endpoint %u timed out (%u bytes moved%s)%s%u\n", u->hc.name, what,
+			dev->address, ep, (unsigned int)x->actual,
+			x->finished_unseen ? ", every TD had completed: its interrupt was lost" : "",
+			irq_defences_active() ? "; watching IRQ " : "; no defences (noirqdebug) to check IRQ ",
+			u->hc.irq);
 		/* Issue 7 / the 2010 patch: a time-out may be a lost interrupt; let the core check. */
 		if (u->irq_ok)
 			watch_irq(u->hc.irq, &u->hc);
 	}
+	if (!err && x->status && x->err_ctrl)
+		pr_debug("%s: %s TD of device %u failed (%s), status 0x%02x\n", u->hc.name,
+			 x->err_pid == UHCI_PID_SETUP ? "SETUP" : x->err_pid == UHCI_PID_IN ? "IN" : "OUT", dev->address,
+			 uhci_td_error_name(x->err_ctrl), (unsigned int)(x->err_ctrl >> 16) & 0xFF);
 	if (ret < 0 && ret != -EPIPE)
 		u->errors++;
 	u->transfers++;
@@ -619,8 +419,10 @@ static void start_xfer(struct uhci_xfer *x, struct uhci_qh *qh, struct usb_devic
 	x->status = 0;
 	x->actual = 0;
 	x->toggle_valid = false;
+	x->err_ctrl = 0;
+	x->err_pid = 0;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);   /* TDs complete in memory before the controller may see them */
-	qh->element = phys(first);
+	qh->element = uhci_phys(first);
 	irq_restore_flags(flags);
 }
 
@@ -649,7 +451,7 @@ static int uhci_control(struct usb_hc *hc, struct usb_device *dev, const struct 
 	first = td_alloc(u);
 	if (!first)
 		goto nomem;
-	td_fill(first, dev, UHCI_PID_SETUP, 0, false, &u->dma->setup, sizeof(*setup), false);
+	uhci_td_fill(first, dev, UHCI_PID_SETUP, 0, false, &u->dma->setup, sizeof(*setup), false);
 	x->first = first;          /* so that td_free_chain finds what was built on failure */
 	prev = first;
 	while (done < len) {
@@ -658,8 +460,8 @@ static int uhci_control(struct usb_hc *hc, struct usb_device *dev, const struct 
 
 		if (!td)
 			goto nomem;
-		td_fill(td, dev, in ? UHCI_PID_IN : UHCI_PID_OUT, 0, toggle, (uint8_t *)data + done, n, true);
-		td_chain(prev, td);
+		uhci_td_fill(td, dev, in ? UHCI_PID_IN : UHCI_PID_OUT, 0, toggle, (uint8_t *)data + done, n, true);
+		uhci_td_chain(prev, td);
 		prev = td;
 		toggle = !toggle;
 		done += n;
@@ -668,9 +470,9 @@ static int uhci_control(struct usb_hc *hc, struct usb_device *dev, const struct 
 	if (!status_td)
 		goto nomem;
 	/* STATUS: the other direction (IN when there is no data), always DATA1, zero length. */
-	td_fill(status_td, dev, (in && len) ? UHCI_PID_OUT : UHCI_PID_IN, 0, true, NULL, 0, false);
+	uhci_td_fill(status_td, dev, (in && len) ? UHCI_PID_OUT : UHCI_PID_IN, 0, true, NULL, 0, false);
 	status_td->ctrl |= UHCI_TD_IOC;
-	td_chain(prev, status_td);
+	uhci_td_chain(prev, status_td);
 	start_xfer(x, u->ctrl_qh, dev, first, status_td, in);
 	err = wait_xfer(u, x, timeout_ms);
 	return finish_sync(u, x, err, "control transfer", 0, false);
@@ -706,9 +508,9 @@ static int bulk_piece(struct uhci *u, struct usb_device *dev, const struct usb_e
 			x->busy = false;
 			return -ENOMEM;
 		}
-		td_fill(td, dev, in ? UHCI_PID_IN : UHCI_PID_OUT, num, toggle, buf + done, size, true);
+		uhci_td_fill(td, dev, in ? UHCI_PID_IN : UHCI_PID_OUT, num, toggle, buf + done, size, true);
 		if (prev)
-			td_chain(prev, td);
+			uhci_td_chain(prev, td);
 		else
 			first = x->first = td;
 		prev = td;
@@ -753,15 +555,6 @@ static int uhci_bulk(struct usb_hc *hc, struct usb_device *dev, const struct usb
 }
 
 /* ---- interrupt pipes -------------------------------------------------------------------------- */
-
-static unsigned int interval_level(unsigned int interval)
-{
-	unsigned int k = 0;
-
-	while (k + 1 < UHCI_INTR_LEVELS && (2u << k) <= interval)
-		k++;
-	return k;
-}
 
 static void pipe_unlink(struct uhci *u, struct uhci_pipe_slot *s)
 {
@@ -850,7 +643,7 @@ static int uhci_intr_start(struct usb_hc *hc, struct usb_intr_pipe *pipe)
 	}
 	s->pipe = pipe;
 	s->qh->owner = s;
-	s->skel = u->skel[interval_level(pipe->ep->interval)];
+	s->skel = u->skel[uhci_interval_level(pipe->ep->interval)];
 	pipe->hc_private = s;
 	pipe->running = true;
 	pipe_arm(s);
@@ -1031,7 +824,7 @@ static int hc_reset_start(struct uhci *u)
 	build_schedule(u);
 	wr16(u, UHCI_USBSTS, UHCI_STS_CLEAR_ALL);
 	outb((uint16_t)(u->io + UHCI_SOFMOD), UHCI_SOFMOD_DEFAULT);
-	wr32(u, UHCI_FRBASEADD, phys(u->dma->frame_list));
+	wr32(u, UHCI_FRBASEADD, uhci_phys(u->dma->frame_list));
 	wr16(u, UHCI_FRNUM, 0);
 	wr16(u, UHCI_USBINTR, UHCI_INTR_TOCRC | UHCI_INTR_IOC | UHCI_INTR_SP);
 	wr16(u, UHCI_USBCMD, UHCI_CMD_RS | UHCI_CMD_CF | UHCI_CMD_MAXP);
@@ -1168,7 +961,7 @@ static int probe_one(struct pci_dev *d)
 	pr_info("%s: %02x:%02x.%u %04x:%04x UHCI at I/O %#x, %s %u, %u root ports, frame list at %#x\n",
 		u->hc.name, d->bus, d->dev, d->fn, d->vendor_id, d->device_id, u->io,
 		x86_irq_mode() == X86_IRQ_MODE_IOAPIC ? "GSI" : "IRQ", u->hc.irq, u->hc.nports,
-		phys(u->dma->frame_list));
+		uhci_phys(u->dma->frame_list));
 	for (unsigned int p = 0; p < u->hc.nports; p++)
 		if (port_connected(u, p))
 			__atomic_or_fetch(&u->port_pending, 1u << p, __ATOMIC_SEQ_CST);

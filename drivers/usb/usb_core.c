@@ -289,6 +289,7 @@ static int enumerate(struct usb_device *dev, const char **step)
 	got = hc->ops->port_reset(hc, dev->port, &dev->speed);
 	if (got)
 		return got;
+	pr_debug("usb: %s port %u: reset, %s\n", hc->name, dev->port + 1, speed_name(dev->speed));
 	dev->address = 0;
 	dev->desc.max_packet0 = USB_EP0_MAXPACKET_DEFAULT;
 	memset(dev->toggle, 0, sizeof(dev->toggle));
@@ -305,6 +306,7 @@ static int enumerate(struct usb_device *dev, const char **step)
 		return -EPROTO;
 	}
 
+	pr_debug("usb: %s port %u: endpoint 0 takes %u bytes\n", hc->name, dev->port + 1, dev->desc.max_packet0);
 	*step = "SET_ADDRESS";
 	addr = pick_address(hc);
 	if (!addr)
@@ -315,6 +317,7 @@ static int enumerate(struct usb_device *dev, const char **step)
 		return got;
 	msleep(USB_SET_ADDRESS_MS);
 	dev->address = addr;
+	pr_debug("usb: %s port %u: address %u\n", hc->name, dev->port + 1, addr);
 
 	*step = "GET_DESCRIPTOR(device, 18)";
 	got = get_descriptor(dev, USB_DT_DEVICE, 0, 0, &dev->desc, sizeof(dev->desc));
@@ -345,6 +348,8 @@ static int enumerate(struct usb_device *dev, const char **step)
 			dev->port + 1, total, USB_CONFIG_DESC_MAX);
 		return -EMSGSIZE;
 	}
+	pr_debug("usb: %s port %u: %04x:%04x USB %x.%02x, configuration set of %u bytes\n", hc->name, dev->port + 1,
+		 dev->desc.vendor_id, dev->desc.product_id, dev->desc.bcd_usb >> 8, dev->desc.bcd_usb & 0xFF, total);
 	*step = "GET_DESCRIPTOR(configuration, full)";
 	got = get_descriptor(dev, USB_DT_CONFIG, 0, 0, cfg_buf, (uint16_t)(total < 9 ? 9 : total));
 	if (got < 0)
@@ -361,6 +366,8 @@ static int enumerate(struct usb_device *dev, const char **step)
 	if (!usable(dev))
 		return -ENODEV;
 
+	pr_debug("usb: %s port %u: '%s' '%s' '%s'\n", hc->name, dev->port + 1, dev->manufacturer, dev->product,
+		 dev->serial);
 	*step = "SET_CONFIGURATION";
 	got = usb_control_msg(dev, USB_DIR_OUT | USB_TYPE_STANDARD | USB_RECIP_DEVICE, USB_REQ_SET_CONFIGURATION,
 			      dev->config.value, 0, NULL, 0, USB_CTRL_TIMEOUT_MS);

@@ -64,7 +64,6 @@ enum usb_kbd_tunables {
 	USB_KBD_REPEAT_RATE_HZ = 30,   /* then this many repeats a second (the PC's fastest typematic rate) */
 	USB_KBD_REPEAT_SLACK_MS = 2,   /* how late a repeat timer may run (batching with other timers) */
 	USB_KBD_IDLE_RATE = 0,         /* SET_IDLE duration: 0 = report only on change; repeat is ours */
-	USB_KBD_LOG_REPORTS = 0,       /* 1: log every report's arrival time at debug level */
 };
 
 /* What the translator keeps between reports. Zero it to start. */

@@ -7,6 +7,10 @@
  *   lsusb -r N        re-read every device's device and configuration
  *                     descriptors N times (a control-transfer loop: for
  *                     tests of unplugging in the middle of transfers)
+ *   lsusb -g ADDR TYPE INDEX LEN
+ *                     GET_DESCRIPTOR(TYPE, INDEX) of LEN bytes from device
+ *                     ADDR, printed raw with the bytes moved or the error
+ *                     (a STALL is EPIPE): the controller's error paths
  *   lsusb -p ADDR N   run an interrupt-IN pipe on the first interrupt-IN
  *                     endpoint of device ADDR (an interface no driver has
  *                     bound) until N reports came or USB_PIPE_WAIT_MS
@@ -29,6 +33,39 @@ enum usb_shell_limits {
 	USB_PIPE_WAIT_MS = 10000,      /* lsusb -p: longest wait for the reports */
 	USB_PIPE_POLL_MS = 5,          /* how often the shell looks at the count */
 };
+
+static struct usb_device *device_by_address(unsigned long addr)
+{
+	struct usb_device *d;
+
+	for (unsigned int i = 0; (d = usb_device_at(i)) != NULL; i++)
+		if (d->address == addr && !d->gone)
+			return d;
+	return NULL;
+}
+
+static int get_raw(unsigned long addr, unsigned long type, unsigned long index, unsigned long len)
+{
+	static uint8_t buf[USB_CONFIG_DESC_MAX];
+	struct usb_device *dev = device_by_address(addr);
+	int got;
+
+	if (!dev) {
+		cprintf("lsusb: no such device\n");
+		return -ENODEV;
+	}
+	got = usb_control_msg(dev, USB_DIR_IN | USB_TYPE_STANDARD | USB_RECIP_DEVICE, USB_REQ_GET_DESCRIPTOR,
+			      (uint16_t)(type << 8 | index), 0, buf, (uint16_t)len, USB_CTRL_TIMEOUT_MS);
+	if (got < 0) {
+		cprintf("lsusb: GET_DESCRIPTOR(%lu, %lu): %s\n", type, index, errno_name(got));
+		return got;
+	}
+	cprintf("lsusb: GET_DESCRIPTOR(%lu, %lu): %d of %lu bytes:", type, index, got, len);
+	for (int i = 0; i < got && i < (int)sizeof(buf); i++)
+		cprintf("%s%02x", i % 16 ? " " : "\n  ", buf[i]);
+	cprintf("\n");
+	return 0;
+}
 
 /* lsusb -p: what the completion (interrupt context) leaves for the shell. */
 static struct {
@@ -223,6 +260,16 @@ int usb_cmd_lsusb(int argc, char **argv)
 		}
 		return reread(rounds);
 	}
+	if (argc == 6 && !strcmp(argv[1], "-g")) {
+		unsigned long addr, type, index, len;
+
+		if (cmdline_parse_uint(argv[2], 1, 127, &addr) || cmdline_parse_uint(argv[3], 0, 255, &type) ||
+		    cmdline_parse_uint(argv[4], 0, 255, &index) || cmdline_parse_uint(argv[5], 1, USB_CONFIG_DESC_MAX, &len)) {
+			cprintf("lsusb: -g takes ADDR 1-127, TYPE 0-255, INDEX 0-255, LEN 1-%u\n", USB_CONFIG_DESC_MAX);
+			return -EINVAL;
+		}
+		return get_raw(addr, type, index, len);
+	}
 	if (argc == 4 && !strcmp(argv[1], "-p")) {
 		unsigned long addr, wanted;
 
@@ -234,7 +281,7 @@ int usb_cmd_lsusb(int argc, char **argv)
 		return run_pipe(addr, wanted);
 	}
 	if (argc != 1) {
-		cprintf("usage: lsusb [-r N | -p ADDR N]\n");
+		cprintf("usage: lsusb [-r N | -g ADDR TYPE INDEX LEN | -p ADDR N]\n");
 		return -EINVAL;
 	}
 	for (unsigned int i = 0; (hc = usb_hc_at(i)) != NULL; i++) {
