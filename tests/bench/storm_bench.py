@@ -27,7 +27,10 @@ Storm sources:
                   10,000 EOIs); needs a driver on IRQ 11 (the UHCI with -usb), else the line
                   stays masked and the storm is invisible: then the rows say so.
 
-Usage: storm_bench.py [--profiles irqkit,tejun2010,mainline] [--sources spurious-flood,e1000-storm]
+Also the cost of `irqpoll` on an idle, healthy system (cpuload with and without it).
+
+Usage: storm_bench.py [--profiles irqkit,tejun2010,mainline] [--sources spurious-flood,...]
+                      [--no-irqpoll]
 """
 import argparse
 import os
@@ -141,6 +144,19 @@ def before_share(image, source):
         g.kill()
 
 
+def irqpoll_cost(image, policy):
+    """CPU lost on an idle, healthy system without and with `irqpoll` (every shared line
+    polled through its own timer: serial, UHCI, disk)."""
+    shares = []
+    for extra_append in ("", "irqpoll"):
+        g = boot(image, f"irqpolicy={policy} {extra_append}", ["-usb", "-device", "usb-kbd,port=1"])
+        try:
+            shares.append(cpuload(g))
+        finally:
+            g.kill()
+    return shares
+
+
 def fmt_s(v):
     return "never" if v is None else f"{v:.2f} s"
 
@@ -149,6 +165,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--profiles", default=",".join(POLICIES))
     ap.add_argument("--sources", default=",".join(SOURCES))
+    ap.add_argument("--no-irqpoll", action="store_true", help="skip the irqpoll cost rows")
     args = ap.parse_args()
     profiles = args.profiles.split(",")
     with tempfile.TemporaryDirectory() as tmp:
@@ -176,6 +193,12 @@ def main():
             ]
             for name, get in rows:
                 print(f"  {name:42s}" + "".join(f"{get(figs[p]):>14s}" for p in profiles))
+        if not args.no_irqpoll:
+            cost = {p: irqpoll_cost(image, p) for p in profiles}
+            print("\nirqpoll (idle, healthy; serial, UHCI and disk lines polled):")
+            print(f"  {'figure':42s}" + "".join(f"{p:>14s}" for p in profiles))
+            print(f"  {'CPU lost without irqpoll':42s}" + "".join(f"{cost[p][0]:>12.1f} %" for p in profiles))
+            print(f"  {'CPU lost with irqpoll':42s}" + "".join(f"{cost[p][1]:>12.1f} %" for p in profiles))
 
 
 if __name__ == "__main__":
