@@ -112,6 +112,7 @@ def test_e1000_storm_on_a_line_nobody_requested_is_invisible_and_harmless(guest_
     """Scenario `storm-unrequested`: without -usb nothing requests IRQ 11; kernel/irq keeps a line
     without actions masked, so the held-asserted INTA reaches no CPU."""
     g = boot(guest_factory, MODES[mode], E1000)
+    assert ("interrupt mode: IO-APIC" in g.log) == (mode == "ioapic"), "wrong interrupt mode"
     before = irqs_row(g.command("irqs"), 11)
     out = g.command("inject e1000-storm")
     assert "INJECTED e1000-storm" in out, out
@@ -137,6 +138,8 @@ def test_e1000_storm_on_the_shared_usb_line_is_contained_and_the_line_comes_back
     usb = ["-usb", "-device", "usb-kbd,port=1", "-drive", f"if=none,id=us,file={stick},format=raw",
            "-device", "usb-storage,drive=us,port=2"]
     g = boot(guest_factory, MODES[mode], E1000 + usb, icount=ICOUNT_SHIFT)
+    # which storm this is: the 8259 in level mode (raw) or QEMU's throttling IOAPIC
+    assert ("interrupt mode: IO-APIC" in g.log) == (mode == "ioapic"), "wrong interrupt mode"
     if not line_has_handler(g, 11):
         pytest.skip("nothing requests IRQ 11 in this kernel (the UHCI driver of branch usb is not "
                     "merged): the storm stays invisible, see storm-unrequested")
