@@ -152,6 +152,12 @@ qemu-test: all
 docs-test:
 	$(PYTHON) -m pytest -q -rfE tests/docs
 
+# Every cell of the scenario matrix (machine x firmware x mode x fault, tests/qemu/test_matrix.py);
+# `make test` runs a representative subset of it.
+.PHONY: test-matrix
+test-matrix: all
+	cd tests/qemu && IRQKIT_MATRIX=full $(PYTHON) -m pytest -q -rfE test_matrix.py $(PYTEST_ARGS)
+
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit

@@ -24,6 +24,7 @@
 #include <kernel/crash.h>
 #include <kernel/fault.h>
 #include <kernel/cmdline.h>
+#include <kernel/cpuload.h>
 #include <drivers/serial.h>
 #include <drivers/pci.h>
 #include <drivers/ata.h>
@@ -228,6 +229,7 @@ static const struct shell_command commands[] = {
 	{ "uptime", "uptime", "time since boot, timer ticks and their rate", cmd_uptime },
 	{ "irqs", "irqs", "per-line interrupt counts, chip, trigger, state and handlers", cmd_irqs },
 	{ "timecheck", "timecheck [MS]", "count timer ticks over MS ms of TSC time", cmd_timecheck },
+	{ "cpuload", "cpuload [MS]", "share of the CPU interrupts take (busy loop, interrupts on vs off)", cpuload_cmd },
 	{ "dmesg", "dmesg", "print the kernel log kept in memory", cmd_dmesg },
 	{ "mem", "mem", "kernel heap usage", cmd_mem },
 	{ "selftest", "selftest all|list|SUITE[,SUITE]", "run in-kernel selftests (KTAP output)", cmd_selftest },
