@@ -32,9 +32,7 @@ SOURCE_TEXT = "\n".join(open(p, errors="replace").read() for p in _sources())
 
 # Pages other branches are writing, linked from here before they are merged: the link check
 # accepts them while they do not exist yet. Remove an entry once the page is on main.
-PENDING_PAGES = {
-    "docs/storms.md": "the e1000 storm scenario (storm branch)",
-}
+PENDING_PAGES = {}
 
 
 def _names(path):
