@@ -259,6 +259,14 @@ static bool irq_expect_poll_armed_by(const struct irq_desc *desc, uint64_t deadl
 	return irq_poll_word_fires_by(__atomic_load_n(&desc->def.poll_at_word, __ATOMIC_SEQ_CST), deadline);
 }
 
+/* How soon after expect_irq a verified token wants its line looked at: the safety poll, or the slow poll. */
+static uint64_t irq_expect_verified_delay(const struct irq_expect *exp, const struct irq_policy *p)
+{
+	uint32_t d = __atomic_load_n(&exp->verified_poll_ns, __ATOMIC_RELAXED);
+
+	return p->expect_verified_mult && d ? d : p->poll_slow_ns;
+}
+
 void expect_irq(struct irq_expect *exp)
 {
 	const struct irq_policy *p;
@@ -291,20 +299,38 @@ void expect_irq(struct irq_expect *exp)
 	st = __atomic_or_fetch(&exp->state, IRQ_EXP_EXPECTING | IRQ_EXP_USED, __ATOMIC_SEQ_CST);
 	if (st & IRQ_EXP_FIRST_POLL)  /* left from the previous expect: this one has had no poll */
 		__atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_FIRST_POLL, __ATOMIC_SEQ_CST);
-	if ((st & IRQ_EXP_VERIFIED) && irq_expect_poll_armed_by(desc, now + p->poll_slow_ns))
-		return;  /* the verified path: no lock, no timer */
+	/*
+	 * The verified path: no lock, no timer. The armed poll comes early
+	 * enough for this expect's safety poll (the timer, when it fires
+	 * early for an older expect, moves itself on to this one).
+	 */
+	if ((st & IRQ_EXP_VERIFIED) && irq_expect_poll_armed_by(desc, now + irq_expect_verified_delay(exp, p)))
+		return;
+	/* Called from a handler the poll timer runs: the timer re-arms itself after the poll. */
+	if (__atomic_load_n(&desc->def.timer_poll_running, __ATOMIC_SEQ_CST) &&
+	    (__atomic_load_n(&desc->status, __ATOMIC_SEQ_CST) & IRQS_INPROGRESS))
+		return;
 	flags = irq_port_lock_irqsave(&desc->lock);
 	if (exp->action)
 		__irq_poll_reschedule(desc, now);
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 
+/* @d bounded to [@lo, @hi]. */
+static uint64_t irq_expect_clamp(uint64_t d, uint64_t lo, uint64_t hi)
+{
+	return d < lo ? lo : d > hi ? hi : d;
+}
+
 /*
- * A completion delivered by interrupt after @latency: learn it (the token's
- * own fields). The first poll goes to expect_latency_mult times the typical
- * latency - except while the token distrusts the line (@st): then polls
- * that found completions have taught it a better time, which an interrupt
- * that did arrive may only bring down, not up.
+ * A completion delivered by interrupt after @latency (or found by a poll
+ * whose interrupt came after all: then @latency is when the poll found
+ * it, a lower bound): learn it (the token's own fields). The first poll
+ * goes to expect_latency_mult times the typical latency - except while
+ * the token distrusts the line (@st): then polls that found completions
+ * have taught it a better time, which an interrupt that did arrive may
+ * only bring down, not up. The safety poll of the verified state goes to
+ * expect_verified_mult times the typical latency.
  */
 static void irq_expect_learn_latency(struct irq_expect *exp, const struct irq_policy *p, uint32_t st,
 				     uint64_t latency)
@@ -318,15 +344,29 @@ static void irq_expect_learn_latency(struct irq_expect *exp, const struct irq_po
 	else
 		avg -= (avg - latency) >> IRQ_EXPECT_LATENCY_SHIFT;
 	exp->latency_avg_ns = avg;
-	if (!p->expect_latency_poll)
-		return;
-	first = avg * p->expect_latency_mult;
-	if (first < p->expect_first_poll_min_ns)
-		first = p->expect_first_poll_min_ns;
-	if (first > p->expect_first_poll_max_ns)
-		first = p->expect_first_poll_max_ns;
+	if (p->expect_verified_mult)
+		__atomic_store_n(&exp->verified_poll_ns,
+				 (uint32_t)irq_expect_clamp(avg * p->expect_verified_mult, p->expect_verified_min_ns,
+							    p->poll_normal_ns), __ATOMIC_RELAXED);
+	if (!p->expect_latency_poll || exp->completions_irq + exp->completions_late < p->expect_latency_samples)
+		return;  /* too few samples to trust: the first poll stays where it is (at first the latest) */
+	first = irq_expect_clamp(avg * p->expect_latency_mult, p->expect_first_poll_min_ns,
+				 p->expect_first_poll_max_ns);
 	if (!(st & IRQ_EXP_DISTRUSTED) || first < exp->first_poll_ns)
 		exp->first_poll_ns = first;
+}
+
+/*
+ * One more good delivery (by interrupt, or late) after @latency.
+ * RETURNS whether the token has just reached its verify goal.
+ */
+static bool irq_expect_note_good(struct irq_expect *exp, const struct irq_policy *p, uint32_t st, uint64_t latency)
+{
+	irq_expect_learn_latency(exp, p, st, latency);
+	/* Room above the goal lets one good delivery undo one accidental polled one. */
+	if (exp->nr_good < p->expect_verify_goal + p->expect_bad_factor - 1)
+		exp->nr_good++;
+	return !(st & IRQ_EXP_VERIFIED) && exp->nr_good >= p->expect_verify_goal;
 }
 
 /* The token just reached the verify goal. Lock held. */
@@ -380,33 +420,23 @@ static void irq_expect_learn_poll(struct irq_expect *exp, const struct irq_polic
 		return;
 	if (!(st & IRQ_EXP_FIRST_POLL))
 		first -= first >> IRQ_EXPECT_SHRINK_SHIFT;  /* found by the first poll: it could come sooner */
-	else
-		first = elapsed;  /* the first poll was too early: the completion came by this time */
-	if (first < p->expect_first_poll_min_ns)
-		first = p->expect_first_poll_min_ns;
-	if (first > p->expect_first_poll_max_ns)
-		first = p->expect_first_poll_max_ns;
-	exp->first_poll_ns = first;
+	else  /* the first poll ran too early: the completion came between it and this one */
+		first = (exp->first_polled_ns - exp->started_ns + elapsed) / 2;
+	exp->first_poll_ns = irq_expect_clamp(first, p->expect_first_poll_min_ns, p->expect_first_poll_max_ns);
 }
 
-/* A completion came by polling (or the driver timed out): distrust the line. Lock held. */
-static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, uint32_t st, bool timedout,
-			     uint64_t now)
+/* A completion was lost (found by polling) or the driver timed out: distrust the line. Lock held. */
+static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, bool timedout, uint64_t now)
 {
 	const struct irq_policy *p = irq_policy();
 	struct irqaction *action = exp->action;
-	uint64_t elapsed = now - exp->started_ns;
+	uint32_t st;
 
-	if (timedout) {
-		exp->timeouts++;
+	if (timedout)
 		exp->nr_good = 0;
-	} else {
-		exp->completions_polled++;
+	else
 		exp->nr_good -= exp->nr_good < p->expect_bad_factor ? exp->nr_good : (uint32_t)p->expect_bad_factor;
-		irq_expect_judge_quick(exp, p, elapsed);
-		irq_expect_learn_poll(exp, p, st, elapsed);
-	}
-	__atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_VERIFIED, __ATOMIC_RELEASE);
+	st = __atomic_fetch_and(&exp->state, ~(uint32_t)IRQ_EXP_VERIFIED, __ATOMIC_ACQ_REL);
 	if (exp->nr_good || (st & IRQ_EXP_DISTRUSTED) || !action)
 		return;
 	__atomic_or_fetch(&exp->state, IRQ_EXP_DISTRUSTED, __ATOMIC_RELEASE);
@@ -416,14 +446,52 @@ static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, uint
 			   now);
 }
 
+/*
+ * The verdict on the completion a poll found before (IRQ_EXP_CLAIM): late
+ * if the line took an interrupt since that no handler claimed (the
+ * device's, arriving after the poll had done its work), else lost.
+ * Lock held.
+ */
+static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *exp, uint64_t now)
+{
+	const struct irq_policy *p = irq_policy();
+	uint32_t st = __atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_CLAIM, __ATOMIC_ACQ_REL);
+
+	if (desc->stats.unhandled == exp->claim_unhandled) {
+		__irq_expect_bad(desc, exp, false, now);
+		return;
+	}
+	exp->completions_late++;
+	if (irq_expect_note_good(exp, p, st, exp->claim_elapsed_ns))
+		__irq_expect_verified(desc, exp, now);
+}
+
+/* A poll found the completion @elapsed after expect_irq (@st: the token's state before). Lock held. */
+static void __irq_expect_polled(struct irq_desc *desc, struct irq_expect *exp, uint32_t st, uint64_t elapsed,
+				uint64_t now)
+{
+	const struct irq_policy *p = irq_policy();
+
+	exp->completions_polled++;
+	irq_expect_judge_quick(exp, p, elapsed);
+	irq_expect_learn_poll(exp, p, st, elapsed);
+	if (!p->expect_late_verdict) {
+		__irq_expect_bad(desc, exp, false, now);
+		return;
+	}
+	exp->claim_unhandled = desc->stats.unhandled;
+	exp->claim_elapsed_ns = elapsed;
+	__atomic_or_fetch(&exp->state, IRQ_EXP_CLAIM, __ATOMIC_RELEASE);
+}
+
 void unexpect_irq(struct irq_expect *exp, bool timedout)
 {
 	const struct irq_policy *p;
 	struct irq_desc *desc;
 	unsigned long flags;
 	uint32_t st;
-	uint64_t now;
-	bool by_poll;
+	uint64_t now, elapsed;
+	bool by_poll, verify = false;
 
 	if (!exp)
 		return;
@@ -445,22 +513,33 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 	}
 	desc = exp->desc;
 	now = irq_port_now_ns();
+	elapsed = now - exp->started_ns;
 	by_poll = irq_expect_by_poll(exp);
-	if (!timedout && !by_poll) {
+	if (!timedout && !by_poll && !(st & IRQ_EXP_CLAIM)) {
+		/* By interrupt, no verdict pending: lock-free unless the goal is reached now. */
 		exp->completions_irq++;
-		irq_expect_learn_latency(exp, p, st, now - exp->started_ns);
-		/* Room above the goal lets one good delivery undo one accidental polled one. */
-		if (exp->nr_good < p->expect_verify_goal + p->expect_bad_factor - 1)
-			exp->nr_good++;
-		if ((st & IRQ_EXP_VERIFIED) || exp->nr_good < p->expect_verify_goal)
-			return;  /* verified already, or not yet: nothing to change */
+		if (!irq_expect_note_good(exp, p, st, elapsed))
+			return;
+		verify = true;
 	}
 	flags = irq_port_lock_irqsave(&desc->lock);
 	if (exp->action) {
-		if (!timedout && !by_poll)
+		if (st & IRQ_EXP_CLAIM) {
+			__irq_expect_judge_claim(desc, exp, now);
+			st = (st & IRQ_EXP_FIRST_POLL) | (__atomic_load_n(&exp->state, __ATOMIC_ACQUIRE) & ~IRQ_EXP_FIRST_POLL);
+			if (!timedout && !by_poll) {
+				exp->completions_irq++;
+				verify = irq_expect_note_good(exp, p, st, elapsed);
+			}
+		}
+		if (timedout) {
+			exp->timeouts++;
+			__irq_expect_bad(desc, exp, true, now);
+		} else if (by_poll) {
+			__irq_expect_polled(desc, exp, st, elapsed, now);
+		} else if (verify) {
 			__irq_expect_verified(desc, exp, now);
-		else
-			__irq_expect_bad(desc, exp, st, timedout, now);
+		}
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
@@ -487,26 +566,31 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 			else
 				continue;
 		} else if (st & IRQ_EXP_VERIFIED) {
-			at = base + p->poll_slow_ns;
+			uint64_t safety = irq_expect_verified_delay(e, p);
+
+			if (safety == p->poll_slow_ns)
+				at = base + p->poll_slow_ns;
+			else if (!(st & IRQ_EXP_FIRST_POLL))
+				at = e->started_ns + safety;  /* the safety poll */
+			else  /* it found the device busy: a slow command; gaps doubling up to the normal rate */
+				at = last + irq_expect_clamp(last - e->started_ns, safety, p->poll_normal_ns);
 		} else if (!(st & IRQ_EXP_FIRST_POLL)) {
 			at = e->started_ns + (p->expect_latency_poll ? e->first_poll_ns
 					      : (st & IRQ_EXP_QUICK) ? p->poll_quick_ns : p->poll_normal_ns);
 		} else {
 			if (p->expect_latency_poll) {
 				/*
-				 * The first poll (at d) came too early: the completion is
-				 * probably just behind it. Look again soon, then back off:
-				 * gaps d/4, d/4, d/2, d, 2d ... up to the normal interval.
+				 * The first poll (meant for d) came too early: the
+				 * completion is probably just behind it. Look again soon
+				 * (d/4), then back off: each gap as long as the time
+				 * since the first poll ran, up to the normal interval.
 				 */
-				uint64_t since_first = last - e->started_ns - e->first_poll_ns;
+				uint64_t since_first = last - e->first_polled_ns;
 
 				gap = e->first_poll_ns >> IRQ_EXPECT_RETRY_SHIFT;
-				if (last >= e->started_ns + e->first_poll_ns && since_first > gap)
+				if (since_first > gap)
 					gap = since_first;
-				if (gap < p->expect_first_poll_min_ns)
-					gap = p->expect_first_poll_min_ns;
-				if (gap > p->poll_normal_ns)
-					gap = p->poll_normal_ns;
+				gap = irq_expect_clamp(gap, p->expect_first_poll_min_ns, p->poll_normal_ns);
 			} else {
 				gap = (st & IRQ_EXP_QUICK) ? p->poll_quick_ns : p->poll_normal_ns;
 			}
@@ -518,14 +602,15 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 	return want;
 }
 
-void __irq_expect_mark_polled(struct irqaction *action)
+void __irq_expect_mark_polled(struct irqaction *action, uint64_t poll_ns)
 {
 	struct irq_expect *e;
 	unsigned int n;
 
 	for (e = action->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
-		if (__atomic_load_n(&e->state, __ATOMIC_SEQ_CST) & IRQ_EXP_EXPECTING)
-			__atomic_or_fetch(&e->state, IRQ_EXP_FIRST_POLL, __ATOMIC_SEQ_CST);
+		if ((__atomic_load_n(&e->state, __ATOMIC_SEQ_CST) & IRQ_EXP_EXPECTING) && e->started_ns < poll_ns &&
+		    !(__atomic_fetch_or(&e->state, IRQ_EXP_FIRST_POLL, __ATOMIC_SEQ_CST) & IRQ_EXP_FIRST_POLL))
+			e->first_polled_ns = poll_ns;
 }
 
 void __irq_expect_age(struct irqaction *action)
