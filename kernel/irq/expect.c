@@ -34,6 +34,8 @@
 #define IRQ_EXPECT_LATENCY_SHIFT 3
 /* A first poll that found the completion moves the delay down by 1/2^this of itself. */
 #define IRQ_EXPECT_SHRINK_SHIFT 3
+/* One completion found late moves the first poll up by at most this factor (one slow one is no trend). */
+#define IRQ_EXPECT_GROW_MAX 2
 /* After a first poll that found nothing, the next comes 1/2^this of the delay later. */
 #define IRQ_EXPECT_RETRY_SHIFT 2
 /* Attempts to take a pool token that others keep taking first. */
@@ -421,21 +423,26 @@ static void irq_expect_learn_poll(struct irq_expect *exp, const struct irq_polic
 	if (!(st & IRQ_EXP_FIRST_POLL))
 		first -= first >> IRQ_EXPECT_SHRINK_SHIFT;  /* found by the first poll: it could come sooner */
 	else  /* the first poll ran too early: the completion came between it and this one */
-		first = (exp->first_polled_ns - exp->started_ns + elapsed) / 2;
+		first = irq_expect_clamp((exp->first_polled_ns - exp->started_ns + elapsed) / 2, first,
+					 first * IRQ_EXPECT_GROW_MAX);
 	exp->first_poll_ns = irq_expect_clamp(first, p->expect_first_poll_min_ns, p->expect_first_poll_max_ns);
 }
 
-/* A completion was lost (found by polling) or the driver timed out: distrust the line. Lock held. */
-static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, bool timedout, uint64_t now)
+/* IRQ_EXPECT_TIMEOUT_COST: a time-out costs every good delivery. */
+#define IRQ_EXPECT_TIMEOUT_COST UINT32_MAX
+
+/*
+ * A completion was lost (found by polling) or the driver timed out: @cost
+ * good deliveries are taken back, and at none left the line is distrusted.
+ * Lock held.
+ */
+static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, uint32_t cost, uint64_t now)
 {
-	const struct irq_policy *p = irq_policy();
 	struct irqaction *action = exp->action;
+	bool timedout = cost == IRQ_EXPECT_TIMEOUT_COST;
 	uint32_t st;
 
-	if (timedout)
-		exp->nr_good = 0;
-	else
-		exp->nr_good -= exp->nr_good < p->expect_bad_factor ? exp->nr_good : (uint32_t)p->expect_bad_factor;
+	exp->nr_good -= exp->nr_good < cost ? exp->nr_good : cost;
 	st = __atomic_fetch_and(&exp->state, ~(uint32_t)IRQ_EXP_VERIFIED, __ATOMIC_ACQ_REL);
 	if (exp->nr_good || (st & IRQ_EXP_DISTRUSTED) || !action)
 		return;
@@ -447,23 +454,32 @@ static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, bool
 }
 
 /*
- * The verdict on the completion a poll found before (IRQ_EXP_CLAIM): late
- * if the line took an interrupt since that no handler claimed (the
- * device's, arriving after the poll had done its work), else lost.
+ * The verdict on the completion a poll found before (IRQ_EXP_CLAIM), given
+ * what came since:
+ *   an interrupt that no handler claimed (the device's own, arriving after
+ *   the poll had done its work): late - a good delivery;
+ *   else the next completion came by interrupt (@next_by_irq): unsure - the
+ *   late interrupt may have been taken for that next completion (PIO: the
+ *   device starts the next block inside the poll), or every other
+ *   interrupt is lost; it costs expect_unsure_cost, not expect_bad_factor;
+ *   else (found by polling again, or a time-out): lost.
  * Lock held.
  */
-static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *exp, uint64_t now)
+static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *exp, bool next_by_irq, uint64_t now)
 {
 	const struct irq_policy *p = irq_policy();
 	uint32_t st = __atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_CLAIM, __ATOMIC_ACQ_REL);
 
-	if (desc->stats.unhandled == exp->claim_unhandled) {
-		__irq_expect_bad(desc, exp, false, now);
-		return;
+	if (desc->stats.unhandled != exp->claim_unhandled) {
+		exp->completions_late++;
+		if (irq_expect_note_good(exp, p, st, exp->claim_elapsed_ns))
+			__irq_expect_verified(desc, exp, now);
+	} else if (next_by_irq) {
+		exp->completions_unsure++;
+		__irq_expect_bad(desc, exp, (uint32_t)p->expect_unsure_cost, now);
+	} else {
+		__irq_expect_bad(desc, exp, (uint32_t)p->expect_bad_factor, now);
 	}
-	exp->completions_late++;
-	if (irq_expect_note_good(exp, p, st, exp->claim_elapsed_ns))
-		__irq_expect_verified(desc, exp, now);
 }
 
 /* A poll found the completion @elapsed after expect_irq (@st: the token's state before). Lock held. */
@@ -476,7 +492,7 @@ static void __irq_expect_polled(struct irq_desc *desc, struct irq_expect *exp, u
 	irq_expect_judge_quick(exp, p, elapsed);
 	irq_expect_learn_poll(exp, p, st, elapsed);
 	if (!p->expect_late_verdict) {
-		__irq_expect_bad(desc, exp, false, now);
+		__irq_expect_bad(desc, exp, (uint32_t)p->expect_bad_factor, now);
 		return;
 	}
 	exp->claim_unhandled = desc->stats.unhandled;
@@ -525,7 +541,7 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 	flags = irq_port_lock_irqsave(&desc->lock);
 	if (exp->action) {
 		if (st & IRQ_EXP_CLAIM) {
-			__irq_expect_judge_claim(desc, exp, now);
+			__irq_expect_judge_claim(desc, exp, !timedout && !by_poll, now);
 			st = (st & IRQ_EXP_FIRST_POLL) | (__atomic_load_n(&exp->state, __ATOMIC_ACQUIRE) & ~IRQ_EXP_FIRST_POLL);
 			if (!timedout && !by_poll) {
 				exp->completions_irq++;
@@ -534,7 +550,7 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 		}
 		if (timedout) {
 			exp->timeouts++;
-			__irq_expect_bad(desc, exp, true, now);
+			__irq_expect_bad(desc, exp, IRQ_EXPECT_TIMEOUT_COST, now);
 		} else if (by_poll) {
 			__irq_expect_polled(desc, exp, st, elapsed, now);
 		} else if (verify) {

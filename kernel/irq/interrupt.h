@@ -100,6 +100,7 @@ struct irq_expect {
 	uint64_t completions_irq;     /* completions delivered by interrupt */
 	uint64_t completions_polled;  /* completions delivered by a poll */
 	uint64_t completions_late;    /* of those, judged late: their interrupt came after the poll */
+	uint64_t completions_unsure;  /* of those, followed by one delivered by interrupt: maybe late */
 	uint64_t timeouts;            /* unexpect_irq(..., true) */
 	uint32_t misuse;              /* misuses seen (rate-limits their reports) */
 	uint32_t pool_state;          /* pool bookkeeping (expect.c) */

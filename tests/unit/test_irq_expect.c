@@ -330,6 +330,40 @@ static void a_poll_that_beats_a_late_interrupt_is_judged_as_the_profile_says(voi
 	sim_dev_detach(&d);
 }
 
+/*
+ * Half the interrupts lost at random: many lost completions are followed
+ * by one that came by interrupt (an "unsure" verdict in irqkit, which costs
+ * less than a lost one) - the line must still be reported, and every
+ * operation still complete.
+ */
+static void a_device_losing_half_its_interrupts_is_reported_and_keeps_working(void **state)
+{
+	const struct irq_policy *p;
+	struct sim_dev d = disk();
+	struct irq_action_health ah;
+
+	p = sim_case_start(state, NULL);
+	d.loss_ppm = SIM_PPM / 2;
+	d.seed = 5;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	sim_run_for(20 * SIM_S);
+	assert_int_equal(irq_get_action_health(LINE, 0, &ah), 0);
+	assert_int_equal(d.double_completions, 0);
+	if (!p->expect_on) {
+		assert_int_equal(ah.causes, 0);
+		sim_dev_detach(&d);
+		return;
+	}
+	assert_int_equal(ah.causes, IRQ_HEALTH_LOST_EXPECT);
+	assert_true(irq_host_log_contains_all("\"disk\"", "expected interrupt lost"));
+	assert_int_equal(d.timeouts, 0);
+	if (p->expect_late_verdict)
+		assert_true(d.exp->completions_unsure > 0);
+	sim_dev_detach(&d);
+}
+
 /* Operations completed before the loss starts, in the next case. */
 #define VERIFIED_OPS 300  /* above every profile's verify goal */
 
@@ -621,6 +655,7 @@ int main(void)
 		SIM_CASES_PER_PROFILE(the_first_poll_after_a_lost_interrupt_comes_when_the_profile_says),
 		SIM_CASES_PER_PROFILE(a_device_whose_interrupts_are_all_lost_keeps_working_at_the_profiles_speed),
 		SIM_CASES_PER_PROFILE(a_poll_that_beats_a_late_interrupt_is_judged_as_the_profile_says),
+		SIM_CASES_PER_PROFILE(a_device_losing_half_its_interrupts_is_reported_and_keeps_working),
 		SIM_CASES_PER_PROFILE(a_verified_token_finds_the_first_lost_interrupt_at_its_safety_poll),
 		SIM_CASE(a_busy_verified_device_is_not_polled_and_its_timer_follows_by_itself),
 		SIM_CASE(an_expect_opened_inside_a_poll_gets_its_own_first_poll),
