@@ -261,6 +261,8 @@ static bool irq_expect_poll_armed_by(const struct irq_desc *desc, uint64_t deadl
 	return irq_poll_word_fires_by(__atomic_load_n(&desc->def.poll_at_word, __ATOMIC_SEQ_CST), deadline);
 }
 
+static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *exp, bool next_by_irq, uint64_t now);
+
 /* How soon after expect_irq a verified token wants its line looked at: the safety poll, or the slow poll. */
 static uint64_t irq_expect_verified_delay(const struct irq_expect *exp, const struct irq_policy *p)
 {
@@ -306,15 +308,24 @@ void expect_irq(struct irq_expect *exp)
 	 * enough for this expect's safety poll (the timer, when it fires
 	 * early for an older expect, moves itself on to this one).
 	 */
-	if ((st & IRQ_EXP_VERIFIED) && irq_expect_poll_armed_by(desc, now + irq_expect_verified_delay(exp, p)))
+	if ((st & (IRQ_EXP_VERIFIED | IRQ_EXP_CLAIM)) == IRQ_EXP_VERIFIED &&
+	    irq_expect_poll_armed_by(desc, now + irq_expect_verified_delay(exp, p)))
 		return;
-	/* Called from a handler the poll timer runs: the timer re-arms itself after the poll. */
+	/*
+	 * Called from a handler the poll timer runs: the timer re-arms itself
+	 * after the poll, and a late interrupt of the completion it just found
+	 * cannot have come yet, so a pending verdict waits too.
+	 */
 	if (__atomic_load_n(&desc->def.timer_poll_running, __ATOMIC_SEQ_CST) &&
 	    (__atomic_load_n(&desc->status, __ATOMIC_SEQ_CST) & IRQS_INPROGRESS))
 		return;
 	flags = irq_port_lock_irqsave(&desc->lock);
-	if (exp->action)
+	if (exp->action) {
+		/* A new command after a polled completion: its interrupt had all the time it needed. */
+		if (__atomic_load_n(&exp->state, __ATOMIC_ACQUIRE) & IRQ_EXP_CLAIM)
+			__irq_expect_judge_claim(desc, exp, false, now);
 		__irq_poll_reschedule(desc, now);
+	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 

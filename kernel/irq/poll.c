@@ -29,12 +29,16 @@
 #define IRQ_POLL_MIN_GAP_NS 10000ull
 /*
  * The poll timer's lateness (expiry to callback: interrupt entry, the
- * timer queue, and under an emulator the host's wake-up) is averaged with
- * weight 1/2^this per sample, each sample bounded by IRQ_POLL_LATE_MAX_NS
- * (a periodic tick's coarse timers, or one long interrupts-off stretch,
- * must not move every poll far ahead of its time).
+ * timer queue, and under an emulator the host's wake-up) is followed by a
+ * lopsided average: a sample below it moves it by 1/2^DOWN of the
+ * difference, one above by 1/2^UP, each bounded by IRQ_POLL_LATE_MAX_NS.
+ * It settles near the lateness the timer nearly always has; occasional
+ * long delays (a periodic tick's coarse timers, a busy host under an
+ * emulator, one long interrupts-off stretch) must not move every poll far
+ * ahead of its time, where it would only find the device still busy.
  */
-#define IRQ_POLL_LATE_SHIFT 3
+#define IRQ_POLL_LATE_DOWN_SHIFT 1
+#define IRQ_POLL_LATE_UP_SHIFT 4
 #define IRQ_POLL_LATE_MAX_NS 50000ull
 /* Polls run back to back from one timer expiry at most (see irq_poll_timer_expired). */
 #define IRQ_POLL_RERUN_MAX 2
@@ -148,7 +152,7 @@ static void __irq_poll_adapt(struct irq_desc *desc, int found)
 		def->poll_gap_ns = def->poll_gap_ns * 2 < p->poll_normal_ns ? def->poll_gap_ns * 2 : p->poll_normal_ns;
 }
 
-/* Fold how late the timer came into the line's average (1/2^IRQ_POLL_LATE_SHIFT per sample). Lock held. */
+/* Fold how late the timer came into the line's lateness (see IRQ_POLL_LATE_DOWN_SHIFT). Lock held. */
 static void __irq_poll_note_lateness(struct irq_desc *desc, uint64_t now)
 {
 	struct irq_defence_line *def = &desc->def;
@@ -159,13 +163,21 @@ static void __irq_poll_note_lateness(struct irq_desc *desc, uint64_t now)
 	late = now - def->poll_at_ns;
 	if (late > IRQ_POLL_LATE_MAX_NS)
 		late = IRQ_POLL_LATE_MAX_NS;
-	def->poll_late_ns = late >= avg ? avg + ((late - avg) >> IRQ_POLL_LATE_SHIFT)
-					: avg - ((avg - late) >> IRQ_POLL_LATE_SHIFT);
+	/* Down fast, up slowly: it tracks how late the timer usually is at least, not its hiccups. */
+	def->poll_late_ns = late >= avg ? avg + ((late - avg) >> IRQ_POLL_LATE_UP_SHIFT)
+					: avg - ((avg - late) >> IRQ_POLL_LATE_DOWN_SHIFT);
 }
 
-/* One poll of the line from the poll timer, and what follows from it. RETURNS what the poll found. */
-static int irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns)
+/*
+ * One poll of the line from the poll timer, and what follows from it.
+ * After a poll that found work (the device is busy now), a poll wanted
+ * again sooner than the timer could bring it (its measured lateness) runs
+ * at once: waiting for the timer would only make it later; @again allows
+ * that. RETURNS whether to poll again now (the timer is then disarmed).
+ */
+static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, bool again)
 {
+	struct irq_defence_line *def = &desc->def;
 	struct irqaction *a;
 	unsigned int walked;
 	unsigned long flags;
@@ -174,8 +186,8 @@ static int irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns)
 
 	now = irq_port_now_ns();
 	flags = irq_port_lock_irqsave(&desc->lock);
-	desc->def.last_poll_ns = now;
-	desc->def.timer_poll_running = false;
+	def->last_poll_ns = now;
+	def->timer_poll_running = false;
 	__irq_poll_adapt(desc, found);
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 		__irq_expect_mark_polled(a, poll_ns);
@@ -183,8 +195,17 @@ static int irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns)
 	__irq_poll_reschedule(desc, now);
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 		__irq_expect_age(a);
+	again = again && found == IRQ_HANDLED && def->poll_at_ns && def->poll_at_ns <= now;
+	if (again) {
+		irq_poll_cancel(desc);
+		def->poll_at_ns = 0;
+		__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
+		def->polls++;
+		def->poll_reruns++;
+		def->timer_poll_running = true;
+	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
-	return found;
+	return again;
 }
 
 void irq_poll_timer_expired(struct irq_desc *desc)
@@ -225,29 +246,8 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	desc->def.timer_poll_running = true;
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 
-	for (rerun = 0;; rerun++) {
-		int found = irq_poll_timer_poll(desc, now);
-
-		/*
-		 * A poll that found work and is wanted again sooner than the
-		 * timer could bring it (its measured lateness) runs at once:
-		 * arming the timer would only make it later.
-		 */
+	for (rerun = 0; irq_poll_timer_poll(desc, now, rerun < IRQ_POLL_RERUN_MAX); rerun++)
 		now = irq_port_now_ns();
-		flags = irq_port_lock_irqsave(&desc->lock);
-		if (found != IRQ_HANDLED || rerun >= IRQ_POLL_RERUN_MAX || !desc->def.poll_at_ns ||
-		    desc->def.poll_at_ns > now) {
-			irq_port_unlock_irqrestore(&desc->lock, flags);
-			return;
-		}
-		irq_poll_cancel(desc);
-		desc->def.poll_at_ns = 0;
-		__atomic_store_n(&desc->def.poll_at_word, 0, __ATOMIC_SEQ_CST);
-		desc->def.polls++;
-		desc->def.poll_reruns++;
-		desc->def.timer_poll_running = true;
-		irq_port_unlock_irqrestore(&desc->lock, flags);
-	}
 }
 
 bool irq_fixup_try_others(struct irq_desc *desc)

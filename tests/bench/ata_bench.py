@@ -103,7 +103,9 @@ def main():
     if not wired():
         print("bench-ata: skipped: ata_cmd is not in the shell table yet (see docs/ata.md)")
         return 0
-    with tempfile.TemporaryDirectory(prefix="irqkit-ata-bench-") as tmp:
+    # The image in RAM where there is a tmpfs: the host's disk must not be what is measured.
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix="irqkit-ata-bench-", dir=shm) as tmp:
         image = os.path.join(tmp, "disk.img")
         with open(image, "wb") as f:
             f.truncate(max(args.sectors * 512, 8 << 20))
