@@ -13,12 +13,23 @@
  *                  expect_latency_mult x the token's typical interrupt
  *                  latency (irqkit) or poll_normal_ns (tejun2010); later
  *                  polls of the same expect follow at growing gaps.
- *   verified:      after expect_verify_goal good deliveries (a polled one
- *                  costs expect_bad_factor): only the slow poll, kept alive
- *                  by the timer itself while the token is in use, so
- *                  expect_irq+unexpect_irq take no lock and arm no timer.
- *   distrusted:    when polled deliveries or time-outs wore the good count
+ *   verified:      after expect_verify_goal good deliveries (a lost one
+ *                  costs expect_bad_factor): one safety poll per expect at
+ *                  expect_verified_mult x the typical latency (irqkit;
+ *                  tejun2010: only the slow poll). The timer, once armed,
+ *                  follows the expects by itself (poll.c skips an expiry
+ *                  with nothing due and re-arms), so expect_irq+unexpect_irq
+ *                  take no lock and arm no timer in the steady state.
+ *   distrusted:    when lost deliveries or time-outs wore the good count
  *                  down to zero: announced (health.c) until verified again.
+ *
+ * A completion found by a poll is judged later (irqkit,
+ * expect_late_verdict): its interrupt may have been pending while the poll
+ * ran. An unclaimed interrupt on the line before the token's next
+ * completion makes it late (good); the next completion coming by interrupt
+ * makes it unsure (expect_unsure_cost); else it was lost (expect_bad_factor).
+ * The verdict waits in IRQ_EXP_CLAIM until the next unexpect_irq, or the
+ * next expect_irq that does not come from inside a poll of the line.
  *
  * Which delivery a completion came by: unexpect_irq called from the handler
  * sees the run it is part of (IRQS_INPROGRESS; desc->run_is_poll); called
