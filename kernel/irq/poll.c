@@ -40,8 +40,8 @@
 #define IRQ_POLL_LATE_DOWN_SHIFT 1
 #define IRQ_POLL_LATE_UP_SHIFT 4
 #define IRQ_POLL_LATE_MAX_NS 50000ull
-/* Polls run back to back from one timer expiry at most (see irq_poll_timer_expired). */
-#define IRQ_POLL_RERUN_MAX 2
+/* Polls run back to back after the first of one timer expiry, at most (see irq_poll_timer_poll). */
+#define IRQ_POLL_RERUN_MAX 6
 
 
 /* The earlier of two poll times, 0 meaning "no poll wanted". */
@@ -168,14 +168,24 @@ static void __irq_poll_note_lateness(struct irq_desc *desc, uint64_t now)
 					: avg - ((avg - late) >> IRQ_POLL_LATE_DOWN_SHIFT);
 }
 
+/* A run of back-to-back polls from one timer expiry (see irq_poll_timer_poll). */
+struct irq_poll_chain {
+	unsigned int polls;   /* polled back to back so far, after the first */
+	uint64_t spin_until;  /* empty polls may follow until then (0: not after a find) */
+};
+
 /*
  * One poll of the line from the poll timer, and what follows from it.
  * After a poll that found work (the device is busy now), a poll wanted
  * again sooner than the timer could bring it (its measured lateness) runs
- * at once: waiting for the timer would only make it later; @again allows
- * that. RETURNS whether to poll again now (the timer is then disarmed).
+ * at once: waiting for the timer would only make it later. And for as long
+ * as that lateness after a find, a poll that found nothing is followed by
+ * another at once: the timer could not bring one sooner, and the device,
+ * which just took the next command, is due any moment. At most
+ * IRQ_POLL_RERUN_MAX in a row. RETURNS whether to poll again now (the
+ * timer is then disarmed).
  */
-static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, bool again)
+static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct irq_poll_chain *chain)
 {
 	struct irq_defence_line *def = &desc->def;
 	struct irqaction *a;
@@ -183,6 +193,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, bool ag
 	unsigned long flags;
 	uint64_t now;
 	int found = irq_poll_line(desc);
+	bool again;
 
 	now = irq_port_now_ns();
 	flags = irq_port_lock_irqsave(&desc->lock);
@@ -195,7 +206,11 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, bool ag
 	__irq_poll_reschedule(desc, now);
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 		__irq_expect_age(a);
-	again = again && found == IRQ_HANDLED && def->poll_at_ns && def->poll_at_ns <= now;
+	if (found == IRQ_HANDLED)
+		chain->spin_until = now + def->poll_late_ns;
+	again = chain->polls < IRQ_POLL_RERUN_MAX && def->poll_at_ns &&
+		(found == IRQ_HANDLED ? def->poll_at_ns <= now
+				      : now < chain->spin_until && def->poll_at_ns <= chain->spin_until);
 	if (again) {
 		irq_poll_cancel(desc);
 		def->poll_at_ns = 0;
@@ -203,6 +218,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, bool ag
 		def->polls++;
 		def->poll_reruns++;
 		def->timer_poll_running = true;
+		chain->polls++;
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	return again;
@@ -212,7 +228,7 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 {
 	unsigned long flags;
 	uint64_t now = irq_port_now_ns(), want;
-	unsigned int rerun;
+	struct irq_poll_chain chain = { 0, 0 };
 
 	flags = irq_port_lock_irqsave(&desc->lock);
 	__irq_poll_note_lateness(desc, now);
@@ -246,7 +262,7 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	desc->def.timer_poll_running = true;
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 
-	for (rerun = 0; irq_poll_timer_poll(desc, now, rerun < IRQ_POLL_RERUN_MAX); rerun++)
+	while (irq_poll_timer_poll(desc, now, &chain))
 		now = irq_port_now_ns();
 }
 
