@@ -3,8 +3,9 @@
 #   make            kernel ELF and GRUB ISO (build/kernel.elf, build/irqkit.iso)
 #   make run        build and boot the ISO in QEMU, serial console on this terminal
 #   make debug      QEMU paused with a gdb stub; prints the gdb command line
-#   make test       every test: host unit tests, fuzz smoke runs, QEMU boot tests
+#   make test       every test: unit, fuzz, docs, cross builds, QEMU boot tests
 #   make bench      benchmarks (instruction counts, guest-time figures); prints figures
+#   make cross      kernel/irq + timer wheel for Cortex-M3 and RV64: sizes, a run on QEMU's M3
 #
 # Host unit tests, benchmarks and fuzz targets are declared in fragments
 # (tests/unit/*.mk, tests/bench/*.mk, tests/fuzz/*.mk) so that adding a test
@@ -50,11 +51,11 @@ HOST_CFLAGS   := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DIRQKIT_HOST=1 $(HOST_
 SAN_FLAGS     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 HOST_LDLIBS   := -lcmocka -lpthread
 
-.PHONY: all kernel iso run debug test unit fuzz qemu-test docs-test bench deps clean help
+.PHONY: all kernel iso run debug test unit fuzz qemu-test docs-test cross bench deps clean help
 all: kernel iso
 
 help:
-	@sed -n '3,9p' Makefile
+	@sed -n '3,10p' Makefile
 
 deps:
 	@sh tools/deps.sh
@@ -86,11 +87,19 @@ $(BUILD)/irqkit.iso: $(BUILD)/kernel.elf iso/grub.cfg
 # Running
 QEMU_RUN_FLAGS := -machine pc -m 128M -serial mon:stdio -display none -no-reboot \
                   -device isa-debug-exit,iobase=0xf4,iosize=0x04
-RUN_EXTRA ?=
+# make run / make debug variables:
+#   RUN_EXTRA (or QEMU_EXTRA)  more QEMU options, e.g. "-no-acpi" or "-machine q35"
+#   APPEND                     kernel parameters, e.g. "noapic loglevel=7"; make run then
+#                              loads build/kernel.elf with -kernel -append (the ISO stays
+#                              attached as the CD), because GRUB's menu line takes none
+QEMU_EXTRA ?=
+RUN_EXTRA ?= $(QEMU_EXTRA)
+APPEND ?=
+RUN_BOOT = -cdrom $(BUILD)/irqkit.iso -boot d $(if $(strip $(APPEND)),-kernel $(BUILD)/kernel.elf -append "$(APPEND)")
 
 run: deps all
-	@echo "irqkit: booting $(BUILD)/irqkit.iso; serial console here, Ctrl-A X quits QEMU"
-	$(QEMU) -machine accel=$(QEMU_ACCEL) $(QEMU_RUN_FLAGS) -cdrom $(BUILD)/irqkit.iso -boot d $(RUN_EXTRA)
+	@echo "irqkit: booting $(if $(strip $(APPEND)),$(BUILD)/kernel.elf with \"$(APPEND)\",$(BUILD)/irqkit.iso); serial console here, Ctrl-A X quits QEMU"
+	$(QEMU) -machine accel=$(QEMU_ACCEL) $(QEMU_RUN_FLAGS) $(RUN_BOOT) $(RUN_EXTRA)
 
 debug: deps all
 	@echo "irqkit: QEMU waits for gdb on :1234. In another terminal:"
@@ -106,6 +115,8 @@ FUZZERS :=
 -include $(sort $(wildcard tests/unit/*.mk))
 -include $(sort $(wildcard tests/bench/*.mk))
 -include $(sort $(wildcard tests/fuzz/*.mk))
+# make cross: the portable core built for other CPUs (tests/cross/cross.mk).
+-include $(sort $(wildcard tests/cross/*.mk))
 
 UNIT_BINS := $(patsubst %,$(BUILD)/host/unit/%,$(UNIT_TESTS))
 
@@ -146,6 +157,7 @@ test: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory docs-test
+	@$(MAKE) --no-print-directory cross
 	@$(MAKE) --no-print-directory qemu-test
 
 bench: deps $(BENCH_TARGETS)

@@ -27,11 +27,13 @@
 #include <drivers/serial.h>
 #include <drivers/pci.h>
 #include <drivers/ata.h>
+#include <drivers/usb.h>
 #include <irq/policy.h>
 #include <irq/stats.h>
 #include <time/time.h>
 #include <asm/apic.h>
 #include <firmware.h>
+#include <hpet.h>
 #include <kernel/string.h>
 
 #define MIB (1024u * 1024u)
@@ -71,7 +73,7 @@ static uint8_t bda_copy[FW_BDA_SIZE];
 static struct fw_platform fw_acpi, fw_mp;
 static struct fw_window fw_win;
 static struct fw_pir fw_pir;
-static bool fw_mp_valid;
+static bool fw_mp_valid, fw_acpi_valid;
 
 static void fw_log(void *ctx, const char *line)
 {
@@ -94,6 +96,7 @@ static const struct fw_platform *firmware_discover(void)
 	a = acpi_parse(&fw_win, &fw_acpi);
 	m = mptable_parse(&fw_win, &fw_mp);
 	fw_mp_valid = m == 0;
+	fw_acpi_valid = a == 0;
 	pirtable_parse(&fw_win, &fw_pir);
 	if (a == 0 && fw_acpi.acpi.madt_found) {
 		fw_platform_print(&fw_acpi, fw_log, NULL);
@@ -151,10 +154,15 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	lapic_timer_init();
 	pci_init();
 	pci_routing_setup();
+	hpet_init(fw_acpi_valid ? &fw_acpi.hpet : NULL);
+	x86_time_report();
 	irq_defences_start();
 	cpu_sti();
 	uart_irq_init((unsigned int)isa_irq_to_line(UART_ISA_IRQ));
 	ata_init();
+	usb_kbd_init();       /* USB class drivers first: devices are offered to them as they enumerate */
+	usb_storage_init();
+	uhci_init();          /* USB: controllers now, devices from work in the shell's idle loop */
 
 	fault_apply_boot();
 	irq_health_report();

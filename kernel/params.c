@@ -16,6 +16,7 @@
 #include <kernel/fault.h>
 #include <drivers/pci.h>
 #include <asm/apic.h>
+#include <asm/x86_time.h>
 #include <irq/policy.h>
 
 #define LOGLEVEL_MAX 8          /* loglevel=8 shows debug messages too */
@@ -107,8 +108,12 @@ static const struct cmdline_param table[] = {
 	  "irqpolicy=irqkit|tejun2010|mainline: tunables of the defences (default irqkit)" },
 	{ "pci_route", CMDLINE_VALUE, pci_param_route, NULL,
 	  "pci_route=auto|mptable|pir|line: PCI INTx routing source (default auto: MP table, $PIR, Interrupt Line)" },
+	{ "clocksource", CMDLINE_VALUE, x86_time_param_clocksource, NULL,
+	  "clocksource=tsc|hpet|jiffies: read the time from this counter whatever the ratings (default: the best, the TSC)" },
+	{ "clockevent", CMDLINE_VALUE, x86_time_param_clockevent, NULL,
+	  "clockevent=lapic|hpet|pit: run the tick on this device whatever the ratings (default: the best, the LAPIC timer)" },
 	{ "crash", CMDLINE_VALUE, set_crash, NULL,
-	  "crash=de|ud|gp|pf|bp|nmi: raise that CPU exception at the end of boot (tests the trap path)" },
+	  "crash=de|ud|gp|pf|bp|nmi|stack: raise that CPU exception at the end of boot (stack: overflow the kernel stack into its guard page, a double fault)" },
 };
 
 const struct cmdline_param *params_table(unsigned int *count)

@@ -13,6 +13,7 @@
 #include <kernel/string.h>
 #include <kernel/errno.h>
 #include <kernel/shell_cmds.h>
+#include <kernel/work.h>
 
 #define SHELL_LINE_MAX 160      /* characters per command line */
 #define SHELL_PROMPT   "irqkit> "
@@ -77,8 +78,13 @@ static size_t read_line(char *buf, size_t cap)
 	for (;;) {
 		uint8_t c;
 
+		work_run();          /* deferred work (USB hot-plug...) runs while we wait */
 		cpu_cli();
 		if (!console_getc(&c)) {
+			if (work_pending_any()) {
+				cpu_sti();   /* queued by an interrupt since: run it first */
+				continue;
+			}
 			cpu_sti_hlt();   /* wait for the next interrupt, atomically */
 			continue;
 		}

@@ -27,6 +27,7 @@
 #include <drivers/serial.h>
 #include <drivers/pci.h>
 #include <drivers/ata.h>
+#include <drivers/usb.h>
 #include <kernel/blk.h>
 #include <asm/apic.h>
 
@@ -46,7 +47,7 @@ static int cmd_uptime(int argc, char **argv)
 	(void)argc; (void)argv;
 	cprintf("up %u.%03u s, %llu ticks at %u Hz, TSC %llu kHz\n",
 		(unsigned int)(ns / 1000000000ull), (unsigned int)((ns / NS_PER_MS) % 1000),
-		(unsigned long long)jiffies, tick_hz(), (unsigned long long)(tsc_hz() / 1000));
+		(unsigned long long)jiffies_read(), tick_hz(), (unsigned long long)(tsc_hz() / 1000));
 	return 0;
 }
 
@@ -140,13 +141,13 @@ static int cmd_timecheck(int argc, char **argv)
 		return -ENODEV;
 	}
 	goal = (uint64_t)ms * NS_PER_MS;
-	j0 = jiffies;
+	j0 = jiffies_read();
 	t0 = rdtsc();
 	do {
 		cpu_relax();
 		elapsed_ns = tsc_cycles_to_ns(rdtsc() - t0);
 	} while (elapsed_ns < goal);
-	j1 = jiffies;
+	j1 = jiffies_read();
 	cprintf("timecheck: %llu ticks in %llu us of TSC time (hz=%u, TSC %llu kHz)\n",
 		(unsigned long long)(j1 - j0), (unsigned long long)(elapsed_ns / 1000),
 		tick_hz(), (unsigned long long)(tsc_hz() / 1000));
@@ -235,9 +236,10 @@ static const struct shell_command commands[] = {
 	{ "apic", "apic", "interrupt mode, local APIC and IOAPIC redirection entries", cmd_apic },
 	{ "ata", "ata [identify|read|crc|write-pattern|verify-pattern|flush|bench|reset|raw|set] [DEV] ...",
 	  "PIO ATA/ATAPI devices: state, data, tests", ata_cmd },
+	{ "lsusb", "lsusb [-r N | -g ADDR TYPE INDEX LEN | -p ADDR N]", "USB controllers (irq watch state), ports, devices; -r/-g: read descriptors; -p: interrupt pipe", usb_cmd_lsusb },
 	{ "blk", "blk [crc|write-pattern|verify-pattern|read|flush] DEV ...", "block devices by name", blk_cmd },
 	{ "inject", "inject [NAME[:ARG] | off NAME]", "list, inject or clear faults", fault_cmd_inject },
-	{ "crash", "crash de|ud|gp|pf|bp|nmi", "raise a CPU exception to see how it is reported", cmd_crash },
+	{ "crash", "crash de|ud|gp|pf|bp|nmi|stack", "raise a CPU exception (stack: a kernel stack overflow, a double fault) to see how it is reported", cmd_crash },
 	{ "reboot", "reboot", "reset the machine", cmd_reboot },
 	{ "halt", "halt", "stop the machine (QEMU exits when debugexit is set)", cmd_halt },
 };

@@ -21,6 +21,9 @@ clang clang
 /usr/include/zlib.h zlib1g-dev
 valgrind valgrind
 /usr/lib/python3/dist-packages/pytest/__init__.py python3-pytest
+arm-none-eabi-gcc gcc-arm-none-eabi
+riscv64-unknown-elf-gcc gcc-riscv64-unknown-elf
+qemu-system-arm qemu-system-arm
 "
 
 missing=""

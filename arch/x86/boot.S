@@ -37,9 +37,14 @@ _start:
 	jmp 1b
 	.size _start, . - _start
 
+	/* The page under the stack is unmapped by paging_init(): a stack
+	 * overflow page-faults there, which becomes a double fault, reported
+	 * by the double-fault task (traps.c) instead of a triple fault. */
 	.section .bss
-	.align 16
-	.global boot_stack_bottom, boot_stack_top
+	.align 4096
+	.global boot_stack_guard, boot_stack_bottom, boot_stack_top
+boot_stack_guard:
+	.skip 4096
 boot_stack_bottom:
 	.skip BOOT_STACK_SIZE
 boot_stack_top:

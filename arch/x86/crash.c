@@ -1,7 +1,11 @@
 /*
  * crash.c - raising CPU exceptions on purpose, with real faulting
  * instructions (no software `int n` for the faults), so the trap path of
- * traps.c is exercised exactly as a bug would exercise it.
+ * traps.c is exercised exactly as a bug would exercise it. "stack" is a
+ * real kernel stack overflow: unbounded recursion into the unmapped guard
+ * page under the boot stack (paging.c), which page-faults while the CPU
+ * cannot push the page fault's frame, so it becomes a double fault that the
+ * double-fault task reports (traps.c, gdt.c).
  */
 #include <stdint.h>
 #include <asm/cpu.h>
@@ -50,12 +54,39 @@ static void raise_nmi(void)
 	__asm__ volatile("int $2");
 }
 
+/* Bytes of locals per recursion level of raise_stack: 16 KiB of stack fills in ~60 levels. */
+#define STACK_FRAME_PAD 256
+/* Recursion limit, volatile so the compiler cannot prove the recursion
+ * infinite (and drop or warn about it); far more levels than any stack has. */
+static volatile uint32_t stack_depth_limit = 0xFFFFFFFFu;
+static volatile uint32_t stack_depth_reached;
+
+/* Recurse with a real frame per level (the addition after the call keeps it
+ * from becoming a loop) until the stack runs into the guard page under it. */
+static __attribute__((noinline)) uint32_t recurse(uint32_t depth)
+{
+	volatile uint8_t pad[STACK_FRAME_PAD];
+
+	pad[0] = (uint8_t)depth;
+	pad[STACK_FRAME_PAD - 1] = (uint8_t)(depth >> 8);
+	stack_depth_reached = depth;
+	if (depth >= stack_depth_limit)
+		return depth;
+	return recurse(depth + 1) + pad[0] + pad[STACK_FRAME_PAD - 1];
+}
+
+static void raise_stack(void)
+{
+	(void)recurse(0);
+}
+
 static const struct {
 	const char *name;
 	void (*raise)(void);
 } crashes[] = {
 	{ "de", raise_de }, { "ud", raise_ud }, { "gp", raise_gp },
 	{ "pf", raise_pf }, { "bp", raise_bp }, { "nmi", raise_nmi },
+	{ "stack", raise_stack },
 };
 
 int crash_raise(const char *name)

@@ -58,7 +58,12 @@ void irq_port_timer_init(struct irq_port_timer *timer, irq_port_timer_fn fn, voi
 
 void irq_port_timer_arm(struct irq_port_timer *timer, uint64_t expires_ns)
 {
-	hrtimer_start(&timer->hr, expires_ns);
+	int err = hrtimer_start(&timer->hr, expires_ns);
+
+	/* The contract has no way to fail: a poll timer that cannot be armed
+	 * (before time_init(), -EAGAIN) would silently never poll, so say so. */
+	if (err)
+		pr_err("irq: poll timer not armed (hrtimer_start: %d): this line will not be polled\n", err);
 }
 
 bool irq_port_timer_cancel(struct irq_port_timer *timer)

@@ -11,9 +11,9 @@
  * cores): /16 gives 6-62 MHz, fine enough for microsecond events, and a
  * 32-bit count lasts 68 s or more, longer than any tick.
  *
- * Rating: above the PIT's (100, x86_time.c) and below an HPET's, and only
- * when the calibration runs agree; an unreliable measurement registers the
- * device below the PIT so it is listed but never drives the tick.
+ * Rating: above the PIT's (100, x86_time.c) and the HPET comparator's (90, hpet.c: opt-in
+ * with clockevent=hpet), and only when the calibration runs agree; an unreliable
+ * measurement registers the device below the PIT so it is listed but never drives the tick.
  *
  * See also: lapic.c (the registers), x86_time.c (the PIT clock event),
  * kernel/time/clockevent.h (the contract), docs/apic.md.
@@ -36,7 +36,7 @@ enum lapic_timer_tunables {
 	LT_CAL_RUNS = 7,                /* runs; the median is the rate, the middle three judge it */
 	LT_CAL_AGREE_PPM = 20000,       /* the middle three runs agree within 2%: reliable */
 	LT_MIN_HZ = 1000000,            /* a timer slower than 1 MHz after /16 is no real LAPIC */
-	LT_RATING_RELIABLE = 150,       /* above the PIT's 100, below an HPET's (200 planned) */
+	LT_RATING_RELIABLE = 150,       /* above the PIT's 100 and the HPET comparator's 90 */
 	LT_RATING_UNRELIABLE = 50,      /* below the PIT: registered but never preferred */
 	LT_MIN_DELTA_NS = 1000,         /* shortest one-shot worth programming (kernel/time's floor) */
 };

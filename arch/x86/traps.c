@@ -10,6 +10,12 @@
  *
  * The fatal path never recurses: an exception raised while reporting one
  * prints a single line by polled serial output and halts.
+ *
+ * The double fault (#DF) does not come through entry.S: vector 8 is a task
+ * gate (idt.c), so the CPU saves the faulting task's registers in its TSS
+ * and starts x86_double_fault_task() on a stack of its own (gdt.c). That
+ * is what turns a kernel stack overflow, which would otherwise fault again
+ * on every push and end in a triple fault (a silent reset), into a report.
  */
 #include <stdint.h>
 #include <stdbool.h>
@@ -115,6 +121,51 @@ void x86_exception(struct trap_frame *f)
 		return;
 	}
 	halt_system("fatal exception");
+}
+
+extern char boot_stack_guard[], boot_stack_bottom[], boot_stack_top[];
+
+/* The faulting task's registers, as the CPU saved them in its TSS. A task switch
+ * saves no control registers: CR0 (TS now set by the switch) and CR3 are read here. */
+static void print_task_registers(const struct x86_tss *t)
+{
+	pr_emerg("  EIP: %08x  CS: %04x  EFLAGS: %08x  ESP: %08x  SS: %04x\n",
+		 t->eip, t->cs, t->eflags, t->esp, t->ss);
+	pr_emerg("  EAX: %08x  EBX: %08x  ECX: %08x  EDX: %08x\n", t->eax, t->ebx, t->ecx, t->edx);
+	pr_emerg("  ESI: %08x  EDI: %08x  EBP: %08x\n", t->esi, t->edi, t->ebp);
+	pr_emerg("  DS: %04x  ES: %04x  FS: %04x  GS: %04x  CR0: %08x  CR3: %08x\n",
+		 t->ds, t->es, t->fs, t->gs, read_cr0(), read_cr3());
+}
+
+void x86_double_fault_task(void)
+{
+	uint32_t stack_lo, stack_hi, error, cr2 = read_cr2();
+	const struct x86_tss *self = gdt_tss(DF_TSS);
+	const struct x86_tss *old = self ? gdt_tss(self->link) : 0;
+	uint32_t guard_lo = (uint32_t)(uintptr_t)boot_stack_guard;
+	uint32_t guard_hi = (uint32_t)(uintptr_t)boot_stack_bottom;
+
+	exception_counts[X86_TRAP_DF]++;
+	exception_depth++;
+	/* The CPU pushed the error code (always 0 for #DF) on this task's fresh stack. */
+	gdt_df_stack(&stack_lo, &stack_hi);
+	error = ((const volatile uint32_t *)(uintptr_t)stack_hi)[-1];
+	if (!old) {
+		panic_raw("double fault with no known previous task; halting");
+	}
+	pr_emerg("FATAL exception: %s at EIP %08x, error code %08x\n", exception_names[X86_TRAP_DF],
+		 old->eip, error);
+	pr_emerg("  a fault while delivering a fault; reported by the double-fault task "
+		 "(TSS %04x, stack %08x-%08x) from the state saved in TSS %04x:\n",
+		 DF_TSS, stack_lo, stack_hi, self->link);
+	print_task_registers(old);
+	pr_emerg("  CR2: %08x (last page-fault address)\n", cr2);
+	if ((old->esp >= guard_lo && old->esp < guard_hi + 64) || (cr2 >= guard_lo && cr2 < guard_hi))
+		pr_emerg("  kernel stack overflow: ESP %08x / CR2 %08x reached the guard page %08x-%08x "
+			 "below the boot stack %08x-%08x\n", old->esp, cr2, guard_lo, guard_hi - 1,
+			 guard_hi, (uint32_t)(uintptr_t)boot_stack_top);
+	print_backtrace(old->ebp, old->eip);
+	halt_system("double fault");
 }
 
 void x86_trap_dispatch(struct trap_frame *f)

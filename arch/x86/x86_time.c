@@ -2,7 +2,17 @@
  * x86_time.c - the PC's clocks as kernel/time sees them: the TSC (calibrated
  * by tsc.c) as the clock source, and PIT channel 0 (pit.c) as a clock event
  * device, periodic or one-shot, on ISA IRQ 0 through kernel/irq. Also the
- * small host glue kernel/time needs (time_port.h).
+ * small host glue kernel/time needs (time_port.h), and the `clocksource=`
+ * and `clockevent=` boot parameters.
+ *
+ * Who wins by rating: clock sources TSC (300) > HPET main counter (250,
+ * hpet.h) > jiffies (1); clock events LAPIC timer (150 when calibrated,
+ * lapic_timer.c) > PIT (100) > HPET comparator (90, opt-in: see hpet.h).
+ * The TSC wins because rdtsc is one instruction and QEMU's TSC runs at a
+ * constant rate, where the HPET is an uncached MMIO read; the LAPIC timer
+ * wins because it is the CPU's own and needs no IOAPIC. The parameters override the ratings
+ * through clocksource_prefer()/clockevent_prefer(); x86_time_report()
+ * says at the end of boot which devices are in use and why.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -19,12 +29,81 @@
 #include <kernel/printk.h>
 #include <kernel/format.h>
 #include <kernel/errno.h>
+#include <kernel/string.h>
 
 #define TSC_RATING        300     /* best clock source here: fast to read, fine-grained */
 #define TSC_SHIFT         24      /* cycles -> ns: ns = cycles * mult >> 24 */
 #define PIT_CE_RATING     100     /* worst clock event: slow port I/O, 16-bit counter */
 #define PIT_MAX_TICKS     65535u  /* one-shot counts (the 16-bit counter) */
 #define PIT_MIN_DELTA_NS  2000u   /* shorter delays are not worth the reprogramming */
+
+/* ---- clocksource= / clockevent= ---- */
+
+/* The choices of the two parameters: what is typed, and the device's name in kernel/time. */
+struct time_choice {
+	const char *param;   /* value of the boot parameter */
+	const char *device;  /* struct clocksource / clock_event_device name */
+};
+
+static const struct time_choice clocksource_choices[] = {
+	{ "tsc", "tsc" },          /* the time stamp counter (tsc.c), default */
+	{ "hpet", "hpet" },        /* the HPET main counter (hpet.c) */
+	{ "jiffies", "jiffies" },  /* ticks only: kernel/time's built-in, tick-driven (periodic tick) */
+};
+
+static const struct time_choice clockevent_choices[] = {
+	{ "lapic", "lapic-timer" }, /* the local APIC timer (lapic_timer.c), default */
+	{ "hpet", "hpet" },         /* an HPET comparator (hpet.c), where it has a free line */
+	{ "pit", "pit" },           /* PIT channel 0 on ISA IRQ 0 (pit.c) */
+};
+
+static const char *want_clocksource;  /* device name asked for, NULL = by rating */
+static const char *want_clockevent;
+
+static int choose(const struct time_choice *c, unsigned int n, const char *value, const char **out)
+{
+	if (!value)
+		return -EINVAL;
+	for (unsigned int i = 0; i < n; i++)
+		if (strcmp(value, c[i].param) == 0) {
+			*out = c[i].device;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int x86_time_param_clocksource(const char *value, void *arg)
+{
+	(void)arg;
+	return choose(clocksource_choices, sizeof(clocksource_choices) / sizeof(clocksource_choices[0]),
+		      value, &want_clocksource);
+}
+
+int x86_time_param_clockevent(const char *value, void *arg)
+{
+	(void)arg;
+	return choose(clockevent_choices, sizeof(clockevent_choices) / sizeof(clockevent_choices[0]),
+		      value, &want_clockevent);
+}
+
+void x86_time_report(void)
+{
+	const struct clocksource *cs = clocksource_current();
+	const struct clock_event_device *ce = clockevent_current();
+
+	pr_info("time: clock source %s (rating %d%s); tick on %s (rating %d%s), %s at %u Hz\n",
+		cs ? cs->name : "none", cs ? cs->rating : 0,
+		want_clocksource && cs && strcmp(cs->name, want_clocksource) == 0 ? ", chosen by clocksource=" : ", best rated",
+		ce ? ce->name : "nothing", ce ? ce->rating : 0,
+		want_clockevent && ce && strcmp(ce->name, want_clockevent) == 0 ? ", chosen by clockevent=" : ", best rated",
+		time_tick_mode_name(time_tick_mode()), tick_hz());
+	if (want_clocksource && (!cs || strcmp(cs->name, want_clocksource) != 0))
+		pr_warn("time: clocksource=%s asked for, but there is no such clock source here (see above); using %s\n",
+			want_clocksource, cs ? cs->name : "none");
+	if (want_clockevent && (!ce || strcmp(ce->name, want_clockevent) != 0))
+		pr_warn("time: clockevent=%s asked for, but there is no such clock event device here (see above); the tick runs on %s\n",
+			want_clockevent, ce ? ce->name : "nothing");
+}
 
 /* ---- time_port.h ---- */
 unsigned long time_port_irq_save(void) { return irq_save_flags(); }
@@ -118,6 +197,10 @@ void x86_time_init(uint32_t hz)
 	int err;
 
 	time_init(hz);
+	if (want_clocksource)
+		clocksource_prefer(want_clocksource);
+	if (want_clockevent)
+		clockevent_prefer(want_clockevent);
 	if (khz) {
 		tsc_clocksource.mult = (uint32_t)((NSEC_PER_SEC << TSC_SHIFT) / tsc_hz());
 		clocksource_register(&tsc_clocksource);

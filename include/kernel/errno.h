@@ -20,8 +20,10 @@
 #define EINVAL    22   /* invalid argument */
 #define ENOSPC    28   /* no space left */
 #define EROFS     30   /* read-only medium */
+#define EPIPE     32   /* broken pipe: a USB endpoint stalled */
 #define ERANGE    34   /* value out of range */
 #define ENOSYS    38   /* function not implemented by this device */
+#define ETIME     62   /* timer expired: a deadline was already past when set */
 #define EPROTO    71   /* protocol error (device spoke nonsense) */
 #define EOVERFLOW 75   /* value too large for its type */
 #define EMSGSIZE  90   /* message too long */

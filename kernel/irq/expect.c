@@ -117,7 +117,7 @@ static void irq_expect_misuse(struct irq_expect *exp, const char *what)
 
 	if (irq_report_due(n))
 		irq_port_log(IRQ_LOG_WARN, "irq %u: expect token %p: %s (%u misuses so far); ignored\n",
-			     exp->irq, (void *)exp, what, n);
+			     exp->irq, (void *)exp, what, (unsigned int)n);
 }
 
 struct irqaction *__irq_action_find(struct irq_desc *desc, void *dev_id)

@@ -81,7 +81,7 @@ void __irq_health_begin(struct irq_desc *desc, struct irqaction *action, struct 
 	if (irq_health_should_log(ep, now))
 		irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\"%s: %s (at %llu.%03llu s, episode %u)\n",
 			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action),
-			     others ? " and others" : "", why, irq_secs(now), irq_msecs(now), ep->episodes);
+			     others ? " and others" : "", why, irq_secs(now), irq_msecs(now), (unsigned int)ep->episodes);
 	ep->last_remind_ns = now;
 }
 

@@ -146,17 +146,19 @@ static void __irq_flood_trip(struct irq_desc *desc, const struct irq_policy *p,
 		def->failed_tests++;
 		if (irq_report_due(def->failed_tests))
 			irq_port_log(IRQ_LOG_WARN, "irq %u: still flooding after re-enable (%u failed tests): off again for %llu ms\n",
-				     desc->irq_data.irq, def->failed_tests, irq_log_ms(off_for));
+				     desc->irq_data.irq, (unsigned int)def->failed_tests, irq_log_ms(off_for));
 	} else {
 		__irq_health_begin(desc, NULL, &def->storm, IRQ_HEALTH_STORM,
 				   "flood of unclaimed interrupts: line disabled at its controller, handlers polled", now);
 		if (off_for == IRQ_POLICY_FOREVER)
 			irq_port_log(IRQ_LOG_WARN, "irq %u: %u of %u interrupts unclaimed in %llu ms; off for good, polled every %llu ms\n",
-				     desc->irq_data.irq, seg->unhandled, seg->samples, irq_log_ms(now - seg->start_ns),
+				     desc->irq_data.irq, (unsigned int)seg->unhandled, (unsigned int)seg->samples,
+				     irq_log_ms(now - seg->start_ns),
 				     irq_log_ms(p->spr_poll_ns));
 		else
 			irq_port_log(IRQ_LOG_WARN, "irq %u: %u of %u interrupts unclaimed in %llu ms; polled every %llu ms, re-enable test in %llu ms\n",
-				     desc->irq_data.irq, seg->unhandled, seg->samples, irq_log_ms(now - seg->start_ns),
+				     desc->irq_data.irq, (unsigned int)seg->unhandled, (unsigned int)seg->samples,
+				     irq_log_ms(now - seg->start_ns),
 				     irq_log_ms(p->spr_poll_ns), irq_log_ms(off_for));
 	}
 	__irq_poll_reschedule(desc, now);

@@ -87,7 +87,8 @@ static void __irq_watch_judge(struct irq_desc *desc, struct irqaction *action, c
 		} else {
 			w->flags |= IRQ_WAT_BAD;
 			irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": %u of %u deliveries came by polling: bad, polled for good\n",
-				     desc->irq_data.irq, IRQ_NAME_LOG_MAX, action->name, w->nr_polled, w->nr_samples);
+				     desc->irq_data.irq, IRQ_NAME_LOG_MAX, action->name, (unsigned int)w->nr_polled,
+				     (unsigned int)w->nr_samples);
 		}
 		w->nr_samples = 0;
 		w->nr_polled = 0;

@@ -11,6 +11,7 @@ static struct {
 	struct clock_event_device *list;
 	struct clock_event_device *current;
 	unsigned count;
+	char preferred[TIME_PREFER_NAME_MAX]; /* clockevent_prefer(); "" = by rating */
 } ce_state;
 
 /* Handler of devices the tick does not use: count, nothing else. */
@@ -26,6 +27,7 @@ struct clock_event_device *clockevent_current(void)
 
 void clockevent_reset(void)
 {
+	ce_state.preferred[0] = 0;
 	ce_state.list = NULL;
 	ce_state.current = NULL;
 	ce_state.count = 0;
@@ -50,6 +52,34 @@ static int validate(const struct clock_event_device *dev)
 	return 0;
 }
 
+/* Whether @a should drive the tick instead of current @b: the preferred
+ * device beats every other; otherwise the higher rating wins, but nothing
+ * displaces the preferred one. */
+static bool beats(const struct clock_event_device *a, const struct clock_event_device *b)
+{
+	bool pa = time_name_is(a->name, ce_state.preferred);
+	bool pb = time_name_is(b->name, ce_state.preferred);
+
+	if (pa != pb)
+		return pa;
+	return a->rating > b->rating;
+}
+
+int clockevent_prefer(const char *name)
+{
+	unsigned long flags;
+	int rc;
+
+	if (!time_initialized())
+		return -EAGAIN;
+	flags = time_port_irq_save();
+	rc = time_name_set(ce_state.preferred, name);
+	time_port_irq_restore(flags);
+	if (rc == 0 && name && name[0])
+		time_port_log(TIME_LOG_INFO, "clockevent: %s preferred over the ratings", name);
+	return rc;
+}
+
 /* Add validated @dev; *rc gets 0 or -errno, *took_over whether @dev now
  * drives the tick. RETURNS the device it replaced (shut down), or NULL. */
 static struct clock_event_device *add_locked(struct clock_event_device *dev, int *rc, bool *took_over)
@@ -71,7 +101,7 @@ static struct clock_event_device *add_locked(struct clock_event_device *dev, int
 	ce_state.list = dev;
 	ce_state.count++;
 	*rc = 0;
-	if (old && dev->rating <= old->rating)
+	if (old && !beats(dev, old))
 		return NULL;
 	ce_state.current = dev;
 	*took_over = true;

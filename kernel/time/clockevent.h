@@ -75,6 +75,18 @@ struct clock_event_device {
  */
 int clockevent_register(struct clock_event_device *dev);
 
+/*
+ * clockevent_prefer - let the device named @name drive the tick as soon as
+ * it registers, whatever its rating (a boot parameter's choice); a device
+ * registered after it does not displace it. NULL or "" goes back to
+ * ratings. Applies to registrations from now on: call it after time_init()
+ * and before the drivers register (time_init() clears it).
+ * CONTEXT: process context.
+ * RETURNS 0; -EINVAL if @name is TIME_PREFER_NAME_MAX bytes or longer;
+ * -EAGAIN before time_init().
+ */
+int clockevent_prefer(const char *name);
+
 /* clockevent_current - RETURNS the device the tick runs on, or NULL. */
 struct clock_event_device *clockevent_current(void);
 

@@ -20,6 +20,7 @@ static struct {
 	uint64_t frac;        /* below-ns remainder, 2^-shift ns units */
 	uint64_t cycle_last;  /* counter at the last accumulation */
 	uint64_t backwards;   /* readings ignored: counter behind cycle_last */
+	char preferred[TIME_PREFER_NAME_MAX]; /* clocksource_prefer(); "" = by rating */
 } cs_state;
 
 static uint64_t jiffies_cs_read(struct clocksource *cs)
@@ -144,6 +145,19 @@ static void switch_to(struct clocksource *cs)
 	cs_state.frac = 0;
 }
 
+/* Whether @a should replace current @b: the preferred source beats every
+ * other; otherwise the higher rating wins, but nothing displaces the
+ * preferred one. */
+static bool beats(const struct clocksource *a, const struct clocksource *b)
+{
+	bool pa = time_name_is(a->name, cs_state.preferred);
+	bool pb = time_name_is(b->name, cs_state.preferred);
+
+	if (pa != pb)
+		return pa;
+	return a->rating > b->rating;
+}
+
 /* Add validated @cs. RETURNS 1 if it became current, 0, or -errno. */
 static int add_locked(struct clocksource *cs)
 {
@@ -161,7 +175,7 @@ static int add_locked(struct clocksource *cs)
 	cs->next = cs_state.list;
 	cs_state.list = cs;
 	cs_state.count++;
-	if (cs_state.current && cs->rating <= cs_state.current->rating)
+	if (cs_state.current && !beats(cs, cs_state.current))
 		return 0;
 	switch_to(cs);
 	return 1;
@@ -193,8 +207,24 @@ int clocksource_register(struct clocksource *cs)
 	return 0;
 }
 
+int clocksource_prefer(const char *name)
+{
+	unsigned long flags;
+	int rc;
+
+	if (!time_initialized())
+		return -EAGAIN;
+	flags = time_port_irq_save();
+	rc = time_name_set(cs_state.preferred, name);
+	time_port_irq_restore(flags);
+	if (rc == 0 && name && name[0])
+		time_port_log(TIME_LOG_INFO, "clocksource: %s preferred over the ratings", name);
+	return rc;
+}
+
 void clocksource_reset(uint32_t hz)
 {
+	cs_state.preferred[0] = 0;
 	cs_state.current = NULL;
 	cs_state.list = NULL;
 	cs_state.count = 0;

@@ -60,6 +60,18 @@ struct clocksource {
  */
 int clocksource_register(struct clocksource *cs);
 
+/*
+ * clocksource_prefer - make the source named @name the time source as soon
+ * as it registers, whatever its rating (a boot parameter's choice); a
+ * source registered after it does not displace it. NULL or "" goes back to
+ * ratings. Applies to registrations from now on: call it after time_init()
+ * and before the drivers register (time_init() clears it).
+ * CONTEXT: process context.
+ * RETURNS 0; -EINVAL if @name is TIME_PREFER_NAME_MAX bytes or longer;
+ * -EAGAIN before time_init().
+ */
+int clocksource_prefer(const char *name);
+
 /* clocksource_current - RETURNS the clock source time is read from. */
 const struct clocksource *clocksource_current(void);
 

@@ -18,6 +18,7 @@
 #include "hrtimer.h"
 #include "time.h"
 #include "timer_wheel.h"
+#include "time_port.h"
 
 /*
  * Tunables. The tick range keeps a tick period between 100 us and 100 ms:
@@ -41,6 +42,7 @@ enum time_tunables {
 	TICK_CATCHUP_FIXUPS = 2,       /* see tick_catch_up() */
 	TIME_DELAY_STALL_READS = 10000000, /* udelay on jiffies gives up after */
 	MSLEEP_GRACE_TICKS = 100,      /* msleep gives up on a timer this overdue */
+	TIME_PREFER_NAME_MAX = 24,     /* longest preferred device name (with NUL), see *_prefer() */
 };
 
 _Static_assert(TIME_HZ_MIN > 0 && TIME_HZ_MIN <= TIME_HZ_DEFAULT && TIME_HZ_DEFAULT <= TIME_HZ_MAX,
@@ -85,6 +87,43 @@ extern struct time_core time_core;
 static inline bool time_initialized(void)
 {
 	return time_core.hz != 0;
+}
+
+/* Whether @name equals the preferred name @pref (NUL-terminated, at most
+ * TIME_PREFER_NAME_MAX bytes). An empty @pref matches nothing. */
+static inline bool time_name_is(const char *name, const char *pref)
+{
+	unsigned i;
+
+	if (!name || !pref[0])
+		return false;
+	for (i = 0; i < TIME_PREFER_NAME_MAX; i++) {
+		if (name[i] != pref[i])
+			return false;
+		if (!name[i])
+			return true;
+	}
+	return false;
+}
+
+/* Copy @name into @pref (TIME_PREFER_NAME_MAX bytes); NULL or "" clears.
+ * RETURNS 0, or -EINVAL if @name does not fit (nothing changed). */
+static inline int time_name_set(char *pref, const char *name)
+{
+	unsigned i;
+
+	if (!name) {
+		pref[0] = 0;
+		return 0;
+	}
+	for (i = 0; i < TIME_PREFER_NAME_MAX; i++)
+		if (!name[i])
+			break;
+	if (i == TIME_PREFER_NAME_MAX)
+		return -EINVAL;
+	for (unsigned k = 0; k <= i; k++)
+		pref[k] = name[k];
+	return 0;
 }
 
 /* ---- clocksource.c ---- */

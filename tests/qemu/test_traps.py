@@ -58,3 +58,33 @@ def test_page_fault_in_shell_command_halts(guest_factory):
     g.send("crash pf\r")
     assert g.wait_exit(30) == EXIT_PANIC
     assert "CR2: 00000abc" in g.log
+
+
+def test_kernel_stack_overflow_is_a_reported_double_fault_not_a_triple_fault(guest_factory):
+    """crash=stack recurses into the unmapped guard page under the boot stack: the page fault
+    cannot push its frame, the CPU raises #DF, and the #DF task gate reports from its own stack
+    with the registers the CPU saved in the boot task's TSS. Without the task gate this is a
+    triple fault: QEMU resets, and -no-reboot makes it exit 0 with no report."""
+    g = guest_factory(append="crash=stack debugexit")
+    assert g.wait_exit(60) == EXIT_PANIC
+    log = "\n".join(g.lines())
+    m = re.search(r"FATAL exception: double fault \(#DF\) at EIP ([0-9a-f]{8}), error code ([0-9a-f]{8})", log)
+    assert m, log
+    assert m.group(2) == "00000000", "the #DF error code is always 0"
+    t = re.search(r"reported by the double-fault task \(TSS 0020, stack ([0-9a-f]{8})-([0-9a-f]{8})\) "
+                  r"from the state saved in TSS 0018", log)
+    assert t, log
+    g_m = re.search(r"kernel stack overflow: ESP ([0-9a-f]{8}) / CR2 ([0-9a-f]{8}) reached the guard page "
+                    r"([0-9a-f]{8})-([0-9a-f]{8}) below the boot stack ([0-9a-f]{8})-([0-9a-f]{8})", log)
+    assert g_m, log
+    esp, cr2, glo, ghi, slo, shi = (int(x, 16) for x in g_m.groups())
+    assert ghi - glo + 1 == 4096 and ghi + 1 == slo, "one 4 KiB guard page right under the stack"
+    assert glo <= cr2 <= ghi, "the faulting access was into the guard page"
+    # The faulting task's saved ESP and EIP are printed as the CPU saved them.
+    regs = re.search(r"EIP: ([0-9a-f]{8})  CS: 0008  EFLAGS: [0-9a-f]{8}  ESP: ([0-9a-f]{8})  SS: 0010", log)
+    assert regs and int(regs.group(2), 16) == esp and regs.group(1) == m.group(1), log
+    # The report ran on the double-fault stack, not the overflowed one.
+    dlo, dhi = int(t.group(1), 16), int(t.group(2), 16)
+    assert not (dlo < shi and slo < dhi), "the #DF stack is separate from the boot stack"
+    assert "System halted: double fault" in log
+    assert "shell: ready" not in log

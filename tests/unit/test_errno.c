@@ -27,7 +27,7 @@ static void negated_codes_as_functions_return_them_have_the_same_name(void **sta
 {
 	static const int codes[] = { EPERM, ENOENT, EIO, ENXIO, E2BIG, EAGAIN, ENOMEM,
 		EFAULT, EBUSY, EEXIST, ENODEV, EINVAL, ENOSPC, EROFS, ERANGE, ENOSYS,
-		EPROTO, EOVERFLOW, EMSGSIZE, ENOMEDIUM, ETIMEDOUT };
+		EPROTO, EOVERFLOW, EMSGSIZE, ENOMEDIUM, ETIMEDOUT, ETIME };
 	size_t i;
 
 	(void)state;
@@ -39,7 +39,7 @@ static void every_code_has_a_distinct_name(void **state)
 {
 	static const int codes[] = { EPERM, ENOENT, EIO, ENXIO, E2BIG, EAGAIN, ENOMEM,
 		EFAULT, EBUSY, EEXIST, ENODEV, EINVAL, ENOSPC, EROFS, ERANGE, ENOSYS,
-		EPROTO, EOVERFLOW, EMSGSIZE, ENOMEDIUM, ETIMEDOUT };
+		EPROTO, EOVERFLOW, EMSGSIZE, ENOMEDIUM, ETIMEDOUT, ETIME };
 	size_t i, j;
 
 	(void)state;

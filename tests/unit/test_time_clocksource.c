@@ -208,6 +208,36 @@ static void a_better_clock_source_takes_over_without_a_jump(void **state)
 	assert_true(ktime_get_ns() - t2 >= 999 && ktime_get_ns() - t2 <= 1001);
 }
 
+/* clocksource=hpet: the preferred source is used although the TSC is rated
+ * higher, whichever registers first; clocksource=jiffies keeps the built-in
+ * tick-driven source; time_init() forgets the preference. */
+static void a_preferred_clock_source_is_used_whatever_the_ratings(void **state)
+{
+	(void)state;
+	assert_int_equal(clocksource_prefer("hpet"), 0);
+	fake_clocksource_init(&cs_a, "tsc", 1000000000u, MASK64, 300);
+	assert_int_equal(clocksource_register(&cs_a), 0);
+	assert_ptr_equal(clocksource_current(), &cs_a);
+	fake_clocksource_init(&cs_b, "hpet", HPET_HZ, MASK32, 250);
+	assert_int_equal(clocksource_register(&cs_b), 0);
+	assert_ptr_equal(clocksource_current(), &cs_b);
+	fake_clocksource_init(&cs_c, "better", 1000000000u, MASK64, 400);
+	assert_int_equal(clocksource_register(&cs_c), 0);
+	assert_ptr_equal(clocksource_current(), &cs_b);
+	assert_int_equal(clocksource_prefer("a-name-far-too-long-for-the-table"), -EINVAL);
+
+	time_init(1000);
+	assert_int_equal(clocksource_prefer("jiffies"), 0);
+	assert_int_equal(clocksource_register(&cs_a), 0);
+	assert_string_equal(clocksource_current()->name, "jiffies");
+	assert_false(clocksource_free_running());
+
+	time_init(1000);
+	assert_int_equal(clocksource_register(&cs_b), 0);
+	assert_int_equal(clocksource_register(&cs_a), 0);
+	assert_ptr_equal(clocksource_current(), &cs_a);
+}
+
 static void driver_supplied_mult_and_shift_are_used_as_given(void **state)
 {
 	(void)state;
@@ -280,6 +310,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_16_bit_pit_counter_wrapping_every_55_ms_keeps_exact_time, reset, check),
 		cmocka_unit_test_setup_teardown(a_counter_that_steps_backwards_is_ignored_not_taken_as_a_wrap, reset, check),
 		cmocka_unit_test_setup_teardown(a_better_clock_source_takes_over_without_a_jump, reset, check),
+		cmocka_unit_test_setup_teardown(a_preferred_clock_source_is_used_whatever_the_ratings, reset, check),
 		cmocka_unit_test_setup_teardown(driver_supplied_mult_and_shift_are_used_as_given, reset, check),
 		cmocka_unit_test_setup_teardown(malformed_clock_sources_are_refused, reset, check),
 		cmocka_unit_test_setup_teardown(registering_twice_or_too_many_is_refused, reset, check),

@@ -587,6 +587,39 @@ static int never(struct clock_event_device *dev, uint64_t delta)
 	return 0;
 }
 
+/* clockevent=hpet: the preferred device drives the tick although the LAPIC
+ * timer is rated higher and registered first, and a better one that comes
+ * later does not displace it; time_init() forgets the preference. */
+static void a_preferred_device_drives_the_tick_whatever_the_ratings(void **state)
+{
+	(void)state;
+	time_init(1000);
+	assert_int_equal(clockevent_prefer("hpet"), 0);
+	fake_clocksource_init(&tsc, "tsc", 1000000000u, UINT64_MAX, 300);
+	assert_int_equal(clocksource_register(&tsc), 0);
+	fake_clockevent_init(&ced, "lapic", CLOCK_EVT_FEAT_ONESHOT, 300, LAPIC_MIN, LAPIC_MAX);
+	assert_int_equal(clockevent_register(&ced.dev), 0);
+	assert_ptr_equal(clockevent_current(), &ced.dev);
+	fake_clockevent_init(&ced2, "hpet", CLOCK_EVT_FEAT_ONESHOT, 120, LAPIC_MIN, LAPIC_MAX);
+	assert_int_equal(clockevent_register(&ced2.dev), 0);
+	assert_ptr_equal(clockevent_current(), &ced2.dev);
+	assert_int_equal(ced.shutdowns, 1);
+	assert_true(ced2.armed);
+	fake_clockevent_init(&ced3, "better", CLOCK_EVT_FEAT_ONESHOT, 400, LAPIC_MIN, LAPIC_MAX);
+	assert_int_equal(clockevent_register(&ced3.dev), 0);
+	assert_ptr_equal(clockevent_current(), &ced2.dev);
+	assert_int_equal(ced3.programs, 0);
+	/* A name that does not fit is refused and changes nothing. */
+	assert_int_equal(clockevent_prefer("a-name-far-too-long-for-the-table"), -EINVAL);
+	time_init(1000);
+	assert_int_equal(clocksource_register(&tsc), 0);
+	fake_clockevent_init(&ced2, "hpet", CLOCK_EVT_FEAT_ONESHOT, 120, LAPIC_MIN, LAPIC_MAX);
+	assert_int_equal(clockevent_register(&ced2.dev), 0);
+	fake_clockevent_init(&ced, "lapic", CLOCK_EVT_FEAT_ONESHOT, 300, LAPIC_MIN, LAPIC_MAX);
+	assert_int_equal(clockevent_register(&ced.dev), 0);
+	assert_ptr_equal(clockevent_current(), &ced.dev);
+}
+
 static void malformed_clock_event_devices_are_refused(void **state)
 {
 	(void)state;
@@ -684,6 +717,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_oneshot_only_device_waits_for_a_free_running_clock_source, reset, check),
 		cmocka_unit_test_setup_teardown(periodic_hardware_moves_to_oneshot_when_a_counter_appears, reset, check),
 		cmocka_unit_test_setup_teardown(a_better_device_takes_over_and_the_old_one_is_shut_down, reset, check),
+		cmocka_unit_test_setup_teardown(a_preferred_device_drives_the_tick_whatever_the_ratings, reset, check),
 		cmocka_unit_test_setup_teardown(malformed_clock_event_devices_are_refused, reset, check),
 		cmocka_unit_test_setup_teardown(timer_calls_check_their_arguments_and_state, reset, check),
 		cmocka_unit_test_setup_teardown(time_init_falls_back_to_the_default_rate_with_a_warning, reset, check),

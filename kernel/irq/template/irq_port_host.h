@@ -4,11 +4,16 @@
  * to your kernel, put the copy's directory on the include path, and adapt:
  * docs/porting.md goes through every item.
  *
- * This template is a complete, working port for a uniprocessor on which the
- * core is entered without real interrupt nesting (bring-up in polled mode,
- * a simulator): the lock is a test-and-set flag, the clock advances when
- * your tick calls irq_template_tick(), and timers fire from there. The
- * places that need your CPU are marked "PORT:".
+ * This template is a minimal, working port. Its locks are real spinlocks
+ * (interrupts off on this CPU, then an atomic test-and-set word), and its
+ * interrupt save/restore is real on ARMv6-M/ARMv7-M (PRIMASK) and on RISC-V
+ * in machine mode (mstatus.MIE); on any other CPU (the host test build) it
+ * only records the state, because nothing interrupts there asynchronously.
+ * Its clock is a count of nanoseconds your tick reports through
+ * irq_template_tick(), and its timers fire from there, so time has the
+ * resolution of your tick. The places that need your kernel are marked
+ * "PORT:" in port_template.c; `make cross` builds it with the core for
+ * Cortex-M3 and RV64 so that it never rots.
  */
 #ifndef IRQ_PORT_HOST_H
 #define IRQ_PORT_HOST_H
@@ -17,9 +22,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* A lock: a flag set with an atomic test-and-set. PORT: a real spinlock. */
+/*
+ * A lock: a word set with an atomic exchange (acquire) and cleared with a
+ * release store. A word, not a bool: RISC-V has no byte-sized atomic swap,
+ * and GCC 12 turns one into a call to libatomic's __atomic_exchange_1.
+ * PORT: a fair (ticket) lock if many CPUs contend.
+ */
 typedef struct irq_port_lock {
-	bool taken;  /* true while held; accessed with __atomic builtins */
+	uint32_t taken;  /* 1 while held; accessed with __atomic builtins only */
 } irq_port_lock_t;
 
 /* One one-shot timer, in the caller's storage; kept on a list while pending. */
@@ -34,7 +44,8 @@ struct irq_port_timer {
 /*
  * irq_template_tick - your periodic (or one-shot) timer interrupt calls
  * this with the nanoseconds elapsed since the last call: the clock
- * advances and expired timers run. CONTEXT: timer interrupt.
+ * advances and expired timers run. CONTEXT: timer interrupt (interrupts
+ * off), one CPU at a time.
  */
 void irq_template_tick(uint64_t elapsed_ns);
 

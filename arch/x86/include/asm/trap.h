@@ -53,9 +53,50 @@ void gdt_init(void);
 void idt_init(void);
 void idt_set_gate(unsigned int vector, uintptr_t handler, unsigned int dpl);
 
+/*
+ * A 32-bit task-state segment (Intel SDM 3A 7.2.1, figure 7-2). irqkit runs
+ * one task, the boot task (KERNEL_TSS), and keeps a second one only for
+ * double faults (DF_TSS): vector 8 is a task gate, so a #DF switches to a
+ * fresh stack and address space even when the kernel stack is gone (a
+ * stack overflow into the guard page under the boot stack). On that switch
+ * the CPU saves every register of the faulting task into its TSS, which is
+ * where the double-fault report reads them from.
+ */
+struct x86_tss {
+	uint16_t link, reserved0;   /* previous task's selector (nested task switch) */
+	uint32_t esp0;              /* ring-0 stack for privilege changes (unused: ring 0 only) */
+	uint16_t ss0, reserved1;
+	uint32_t esp1;
+	uint16_t ss1, reserved2;
+	uint32_t esp2;
+	uint16_t ss2, reserved3;
+	uint32_t cr3, eip, eflags;
+	uint32_t eax, ecx, edx, ebx, esp, ebp, esi, edi;
+	uint16_t es, reserved4, cs, reserved5, ss, reserved6;
+	uint16_t ds, reserved7, fs, reserved8, gs, reserved9;
+	uint16_t ldt, reserved10;
+	uint16_t trap;              /* bit 0: debug trap on task switch */
+	uint16_t iomap_base;        /* I/O permission bitmap offset; past the limit = none */
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct x86_tss) == 104, "a 32-bit TSS is 104 bytes");
+
+/* gdt_set_task_cr3 - page directory the double-fault task switches to. CONTEXT: boot (paging_init). */
+void gdt_set_task_cr3(uint32_t cr3);
+/* gdt_tss - the TSS selected by @selector (KERNEL_TSS or DF_TSS), or NULL. CONTEXT: any. */
+const struct x86_tss *gdt_tss(uint16_t selector);
+/* gdt_df_stack - the double-fault task's stack, [*lo, *hi). CONTEXT: any. */
+void gdt_df_stack(uint32_t *lo, uint32_t *hi);
+/* idt_set_task_gate - make @vector a task gate to TSS @selector (SDM 3A 6.11). */
+void idt_set_task_gate(unsigned int vector, uint16_t selector);
+/* x86_double_fault_task - entry of the double-fault task (traps.c); reports and halts. */
+__attribute__((noreturn)) void x86_double_fault_task(void);
+
 #endif /* !__ASSEMBLY__ */
 
 #define KERNEL_CS 0x08   /* GDT entry 1: flat 4 GiB code, ring 0 */
 #define KERNEL_DS 0x10   /* GDT entry 2: flat 4 GiB data, ring 0 */
+#define KERNEL_TSS 0x18  /* GDT entry 3: TSS of the boot task (where a task switch saves it) */
+#define DF_TSS    0x20   /* GDT entry 4: TSS of the double-fault task */
 
 #endif

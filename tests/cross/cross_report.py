@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""cross_report.py - link and measure one cross build of kernel/irq (see tests/cross/cross.mk).
+
+    cross_report.py --arch A --prefix P --cflags F --lflags L --dir D --sizes OBJ --libc OBJ
+
+D holds two builds: D/std (default IRQ_NR_LINES) and D/few (fewer lines), each with libirq.a
+(the core and the template port), libwheel.a (the timer wheel) and the sizes object OBJ.
+
+1. Links D/std's archives whole, with the host's string functions (OBJ given by --libc) and
+   libgcc, into a freestanding image with no C library: any symbol the code needs and nobody
+   supplies fails the link, and so this script (exit status 1).
+2. Prints size(1) of each part of the archives, the symbols the image had to take from the
+   host and from libgcc, the sizes of the core's types (nm -S of the sizes object, as that
+   compiler laid them out) and the memory per interrupt line: for every static object of
+   libirq.a whose size differs between the two builds, the growth per line.
+Every figure comes from the compiled objects; nothing is computed by hand.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.stderr.write(f"cross: failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout}{p.stderr}")
+        sys.exit(1)
+    return p.stdout
+
+
+def size_by_member(tool, archive):
+    """{member: (text, data, bss)} from size(1) in Berkeley format."""
+    out = {}
+    for line in run([tool, archive]).splitlines()[1:]:
+        f = line.split()
+        # text data bss dec hex filename (filename: "member (ex archive)")
+        if len(f) >= 6 and f[0].isdigit():
+            out[f[5]] = tuple(int(x) for x in f[:3])
+    if not out:
+        sys.exit(f"cross: size printed nothing for {archive}")
+    return out
+
+
+def defined_objects(nm, path):
+    """{(member, name): size} of every sized data/bss object (nm -S)."""
+    out = {}
+    for line in run([nm, "-S", "--defined-only", "-A", path]).splitlines():
+        # archive:member:addr size type name   (a plain object: file:addr size type name)
+        head, _, rest = line.rpartition(":")
+        f = rest.split()
+        if len(f) == 4 and f[2] in "bBdDrRgGsS":
+            member = head.split(":")[-1]
+            out[(os.path.basename(member), f[3])] = int(f[1], 16)
+    return out
+
+
+def symbols(nm, paths, undefined):
+    flag = "-u" if undefined else "--defined-only"
+    names = set()
+    for line in run([nm, flag] + paths).splitlines():
+        f = line.split()
+        if f and not line.endswith(":"):
+            names.add(f[-1])
+    return names
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for a in ("arch", "prefix", "cflags", "lflags", "dir", "sizes", "libc"):
+        ap.add_argument("--" + a, required=True)
+    args = ap.parse_args()
+    P, D = args.prefix, args.dir
+    std, few = os.path.join(D, "std"), os.path.join(D, "few")
+    libirq, libwheel = os.path.join(std, "libirq.a"), os.path.join(std, "libwheel.a")
+    libc = os.path.join(std, args.libc)
+    version = run([P + "gcc", "-dumpversion"]).strip()
+    print(f"cross {args.arch}: {P}gcc {version} {args.cflags} -O2 -ffreestanding -nostdinc "
+          "-Wall -Wextra -Werror")
+
+    # 1. The link: everything of both archives, the string functions, libgcc; no libc.
+    image = os.path.join(D, "image.elf")
+    run([P + "gcc"] + args.lflags.split() + ["-nostdlib", "-ffreestanding", "-static",
+        "-Wl,--entry=irq_core_init", "-Wl,--whole-archive", libirq, libwheel,
+        "-Wl,--no-whole-archive", libc, "-lgcc", "-o", image])
+    needed = symbols(P + "nm", [libirq, libwheel], True) - symbols(P + "nm", [libirq, libwheel], False)
+    from_libc = sorted(needed & symbols(P + "nm", [libc], False))
+    from_libgcc = sorted(needed - set(from_libc))
+
+    # 2a. Code size per part.
+    sz = size_by_member(P + "size", libirq)
+    sz.update(size_by_member(P + "size", libwheel))
+    parts = [("kernel/irq core", lambda m: not m.startswith("port_template") and not m.startswith("timer_wheel")),
+             ("template port", lambda m: m.startswith("port_template")),
+             ("timer wheel", lambda m: m.startswith("timer_wheel"))]
+    print("  code size (size of the archives)     text    data     bss")
+    for label, pick in parts:
+        members = [m for m in sz if pick(m.split()[0])]
+        t = [sum(sz[m][i] for m in members) for i in range(3)]
+        print(f"    {label:<16} ({len(members):2d} objects) {t[0]:8d} {t[1]:7d} {t[2]:7d}")
+    img = size_by_member(P + "size", image)
+    it = next(iter(img.values()))
+    print(f"  linked freestanding image {image}: {it[0]} text, {it[1]} data, {it[2]} bss; "
+          "no undefined symbol")
+    print(f"    taken from the host: {' '.join(from_libc) or 'nothing'} ({args.libc.replace('.o', '.c')}); "
+          f"from libgcc: {' '.join(from_libgcc) or 'nothing'}")
+
+    # 2b. Types, as this compiler laid them out.
+    types = {}
+    for (member, name), size in defined_objects(P + "nm", os.path.join(std, args.sizes)).items():
+        m = re.fullmatch(r"cross_sizeof_(\w+)", name)
+        if m:
+            types[m.group(1)] = size
+    if "irq_desc" not in types:
+        sys.exit("cross: the sizes object has no cross_sizeof_irq_desc")
+    print("  types (nm -S of " + args.sizes.replace(".o", ".c") + "): " +
+          ", ".join(f"struct {t} {types[t]} B" for t in sorted(types)))
+
+    # 2c. Memory per line: the growth of each static table between the two builds.
+    lines = {}
+    for v, d in (("std", std), ("few", few)):
+        objs = defined_objects(P + "nm", os.path.join(d, args.sizes))
+        lines[v] = next(s for (m, n), s in objs.items() if n == "cross_nr_lines")
+    a, b = defined_objects(P + "nm", libirq), defined_objects(P + "nm", os.path.join(few, "libirq.a"))
+    dl = lines["std"] - lines["few"]
+    per_line, total = [], 0
+    for key in sorted(a):
+        if key in b and a[key] != b[key]:
+            grow = a[key] - b[key]
+            if grow % dl:
+                sys.exit(f"cross: {key[1]} grows by {grow} B over {dl} lines, not a whole number per line")
+            per_line.append((key[1], grow // dl))
+            total += grow // dl
+    print(f"  memory per interrupt line ({lines['std']} vs {lines['few']} lines): {total} B = " +
+          " + ".join(f"{n} {s} B/line" for n, s in per_line))
+    static = sum(a.values())
+    grown = {n for n, _ in per_line}
+    fixed = sorted(((s, n) for (m, n), s in a.items() if n not in grown), reverse=True)
+    print(f"  static objects of libirq.a (data, bss, rodata): {static} B = {lines['std']} lines x {total} B "
+          f"+ {static - lines['std'] * total} B fixed, most of it " +
+          ", ".join(f"{n} {s} B" for s, n in fixed[:3]))
+    if total < types["irq_desc"]:
+        sys.exit(f"cross: per-line memory {total} B is less than sizeof(struct irq_desc) "
+                 f"{types['irq_desc']} B: the measurement is broken")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,286 @@
+/*
+ * m3_run.c - the portable interrupt core running on a Cortex-M3 (QEMU's
+ * mps2-an385 board) through the template port, with real interrupts: the
+ * NVIC is the irq_chip, SysTick drives irq_template_tick(), and a line is
+ * raised by setting its NVIC pending bit. It proves that the template's CPU
+ * section (PRIMASK save/restore, LDREX/STREX lock) and the core's flows and
+ * polling work on a CPU that is not x86. `make cross` builds it and
+ * tests/cross/m3_check.py boots it, then judges the lines it prints; the
+ * program itself decides nothing.
+ *
+ * Facts used: ARMv7-M Architecture Reference Manual (vector table B1.5.3,
+ * NVIC registers B3.4, SysTick B3.3); ARM semihosting SYS_EXIT (operation
+ * 0x18 with "bkpt 0xab"); the CMSDK APB UART of the MPS2 AN385 at
+ * 0x40004000 (DATA, STATE, CTRL, BAUDDIV registers).
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <irq/interrupt.h>
+#include <irq/irqchip.h>
+#include <irq/policy.h>
+#include <irq/stats.h>
+#include <irq_port_host.h>
+#include <kernel/format.h>
+
+/* ---- Board and CPU registers ------------------------------------------- */
+
+#define UART0_BASE     0x40004000u
+#define UART_DATA      0x00u          /* write: byte to send */
+#define UART_STATE     0x04u          /* bit 0: transmit buffer full */
+#define UART_CTRL      0x08u          /* bit 0: transmitter enabled */
+#define UART_BAUDDIV   0x10u          /* clock divider, at least 16 */
+#define UART_STATE_TXFULL 0x1u
+#define UART_CTRL_TXEN    0x1u
+
+#define NVIC_ISER0     0xE000E100u    /* write 1: enable (unmask) an external interrupt */
+#define NVIC_ICER0     0xE000E180u    /* write 1: disable (mask) */
+#define NVIC_ISPR0     0xE000E200u    /* write 1: set pending = raise the interrupt */
+#define NVIC_ICPR0     0xE000E280u    /* write 1: clear pending */
+
+#define SYST_CSR       0xE000E010u    /* SysTick control and status */
+#define SYST_RVR       0xE000E014u    /* reload value */
+#define SYST_CVR       0xE000E018u    /* current value (any write clears) */
+#define SYST_CSR_ENABLE    0x1u
+#define SYST_CSR_TICKINT   0x2u       /* exception on reaching 0 */
+#define SYST_CSR_CLKSOURCE 0x4u       /* processor clock */
+
+/* The AN385's processor clock (QEMU models 25 MHz) and the tick this program runs. */
+#define M3_CPU_HZ        25000000u
+#define M3_TICK_HZ       1000u
+#define M3_TICK_NS       (1000000000ull / M3_TICK_HZ)
+/* The NVIC input this program raises (the AN385's devices use the low ones). */
+#define M3_LINE          30u
+/* Longest wait for one event, in ticks (ms): a bound on every loop below. */
+#define M3_WAIT_TICKS    2000u
+/* How long a disabled line is watched for a handler run that must not happen (ticks). */
+#define M3_DISABLED_TICKS 20u
+/* Semihosting: SYS_EXIT and its reasons (ADP_Stopped_*). */
+#define SEMI_SYS_EXIT    0x18u
+#define SEMI_EXIT_OK     0x20026u     /* ApplicationExit: QEMU exits with status 0 */
+#define SEMI_EXIT_ERROR  0x20024u     /* RunTimeErrorUnknown: status 1 */
+
+static inline void reg_write(uint32_t addr, uint32_t value)
+{
+	*(volatile uint32_t *)addr = value;
+}
+
+static inline uint32_t reg_read(uint32_t addr)
+{
+	return *(volatile uint32_t *)addr;
+}
+
+/* ---- Console ------------------------------------------------------------ */
+
+static void uart_putc(char c)
+{
+	unsigned int spins;
+
+	for (spins = 0; spins < 100000 && (reg_read(UART0_BASE + UART_STATE) & UART_STATE_TXFULL); spins++)
+		;
+	reg_write(UART0_BASE + UART_DATA, (uint8_t)c);
+}
+
+static void m3_vprint(const char *fmt, va_list ap)
+{
+	char line[200];
+	int n = kvsnprintf(line, sizeof(line), fmt, ap);
+
+	for (int i = 0; i < n && i < (int)sizeof(line) - 1; i++) {
+		if (line[i] == '\n')
+			uart_putc('\r');
+		uart_putc(line[i]);
+	}
+}
+
+static void __attribute__((format(printf, 1, 2))) m3_print(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	m3_vprint(fmt, ap);
+	va_end(ap);
+}
+
+/* The core's log goes to the console with its level, as a printk would. */
+static void m3_core_log(int level, const char *fmt, va_list ap)
+{
+	m3_print("<%d>", level);
+	m3_vprint(fmt, ap);
+}
+
+static __attribute__((noreturn)) void semihost_exit(uint32_t reason)
+{
+	register uint32_t r0 __asm__("r0") = SEMI_SYS_EXIT;
+	register uint32_t r1 __asm__("r1") = reason;
+
+	__asm__ volatile("bkpt 0xab" : : "r"(r0), "r"(r1) : "memory");
+	for (;;)
+		;
+}
+
+/* ---- The NVIC as an irq_chip ------------------------------------------- */
+
+static void nvic_mask(struct irq_data *d) { reg_write(NVIC_ICER0 + 4 * (d->hwirq / 32), 1u << (d->hwirq % 32)); }
+static void nvic_unmask(struct irq_data *d) { reg_write(NVIC_ISER0 + 4 * (d->hwirq / 32), 1u << (d->hwirq % 32)); }
+/* The NVIC clears the pending bit itself when it takes the exception: nothing to acknowledge. */
+static void nvic_ack(struct irq_data *d) { (void)d; }
+
+static const struct irq_chip nvic_chip = {
+	.name = "NVIC", .mask = nvic_mask, .unmask = nvic_unmask, .ack = nvic_ack,
+};
+
+static void nvic_raise(unsigned int hwirq)
+{
+	reg_write(NVIC_ISPR0 + 4 * (hwirq / 32), 1u << (hwirq % 32));
+}
+
+/* ---- The "device" and its driver ----------------------------------------- */
+
+static volatile uint32_t ticks;          /* SysTick exceptions taken */
+static volatile bool dev_ready;          /* the device has a completion */
+static volatile uint32_t dev_completions, dev_done_tick;
+static struct irq_expect *dev_token;
+static int dev_cookie;
+
+static irqreturn_t dev_handler(unsigned int irq, void *dev_id)
+{
+	(void)irq;
+	(void)dev_id;
+	if (!dev_ready)
+		return IRQ_NONE;
+	dev_ready = false;
+	dev_completions++;
+	dev_done_tick = ticks;
+	unexpect_irq(dev_token, false);
+	return IRQ_HANDLED;
+}
+
+/* ---- Exception handlers ------------------------------------------------- */
+
+void m3_systick(void);
+void m3_systick(void)
+{
+	ticks++;
+	irq_template_tick(M3_TICK_NS);
+}
+
+void m3_line_irq(void);
+void m3_line_irq(void)
+{
+	generic_handle_irq(M3_LINE);
+}
+
+void m3_fault(void);
+void m3_fault(void)
+{
+	m3_print("m3: fault\n");
+	semihost_exit(SEMI_EXIT_ERROR);
+}
+
+/* ---- The scenario ---------------------------------------------------------- */
+
+/* Wait until @cond or M3_WAIT_TICKS ticks; RETURNS the ticks waited. */
+#define WAIT_TICKS(cond) ({                                           \
+	uint32_t start_ = ticks;                                      \
+	while (!(cond) && ticks - start_ < M3_WAIT_TICKS)             \
+		__asm__ volatile("wfi" ::: "memory");                \
+	ticks - start_;                                               \
+})
+
+static void print_line_stats(const char *when)
+{
+	struct irq_line_stats st;
+
+	if (irq_get_line_stats(M3_LINE, &st) == 0)
+		m3_print("m3: %s: delivered=%llu handled=%llu unhandled=%llu polled=%llu\n", when,
+			 (unsigned long long)st.delivered, (unsigned long long)st.handled,
+			 (unsigned long long)st.unhandled, (unsigned long long)st.polled);
+}
+
+static void m3_main(void)
+{
+	uint32_t waited, start;
+
+	reg_write(UART0_BASE + UART_BAUDDIV, 16);
+	reg_write(UART0_BASE + UART_CTRL, UART_CTRL_TXEN);
+	irq_template_set_log(m3_core_log);
+	m3_print("m3: kernel/irq on Cortex-M3, template port\n");
+
+	irq_core_init();
+	m3_print("m3: chip %d\n", irq_set_chip_and_handler(M3_LINE, &nvic_chip, handle_edge_irq, NULL, M3_LINE));
+	irq_defences_start();
+	m3_print("m3: request %d\n", request_irq(M3_LINE, dev_handler, 0, "m3dev", &dev_cookie));
+	dev_token = init_irq_expect(M3_LINE, &dev_cookie);
+	m3_print("m3: token %s\n", dev_token ? "yes" : "no");
+
+	reg_write(SYST_RVR, M3_CPU_HZ / M3_TICK_HZ - 1);
+	reg_write(SYST_CVR, 0);
+	reg_write(SYST_CSR, SYST_CSR_ENABLE | SYST_CSR_TICKINT | SYST_CSR_CLKSOURCE);
+	waited = WAIT_TICKS(ticks >= 5);
+	m3_print("m3: ticks %u after %u\n", (unsigned int)ticks, (unsigned int)waited);
+
+	/* 1. A real interrupt: the device completes and raises its line. */
+	expect_irq(dev_token);
+	dev_ready = true;
+	nvic_raise(M3_LINE);
+	waited = WAIT_TICKS(dev_completions >= 1);
+	m3_print("m3: interrupt: completions %u\n", (unsigned int)dev_completions);
+	print_line_stats("interrupt");
+
+	/* 2. Raised while disabled: nothing runs until enable_irq(). */
+	disable_irq(M3_LINE);
+	start = ticks;
+	expect_irq(dev_token);
+	dev_ready = true;
+	nvic_raise(M3_LINE);
+	waited = WAIT_TICKS(dev_completions >= 2 || ticks - start >= M3_DISABLED_TICKS);
+
+	m3_print("m3: disabled: completions %u after %u ticks\n", (unsigned int)dev_completions, (unsigned int)waited);
+	enable_irq(M3_LINE);
+	waited = WAIT_TICKS(dev_completions >= 2);
+	m3_print("m3: enabled: completions %u\n", (unsigned int)dev_completions);
+
+	/* 3. A lost interrupt: the device completes, the line is never raised; the core polls. */
+	expect_irq(dev_token);
+	dev_ready = true;
+	waited = WAIT_TICKS(dev_completions >= 3);
+	m3_print("m3: lost: completions %u after %u ticks\n", (unsigned int)dev_completions, (unsigned int)waited);
+	print_line_stats("end");
+	free_irq(M3_LINE, &dev_cookie);
+	m3_print("m3: done\n");
+	semihost_exit(SEMI_EXIT_OK);
+}
+
+/* ---- Start-up: vector table, .data and .bss ------------------------------ */
+
+extern uint32_t m3_stack_top[], m3_data_load[], m3_data_start[], m3_data_end[], m3_bss_start[], m3_bss_end[];
+
+void m3_reset(void);
+void m3_reset(void)
+{
+	uint32_t *src = m3_data_load, *dst;
+
+	for (dst = m3_data_start; dst < m3_data_end; )
+		*dst++ = *src++;
+	for (dst = m3_bss_start; dst < m3_bss_end; )
+		*dst++ = 0;
+	m3_main();
+}
+
+/* 16 system exceptions, then the AN385's 32 external interrupts. */
+#define M3_VECTORS (16 + 32)
+
+__attribute__((section(".vectors"), used))
+static void (*const m3_vectors[M3_VECTORS])(void) = {
+	[0] = (void (*)(void))m3_stack_top,
+	[1] = m3_reset,
+	[2] = m3_fault,           /* NMI */
+	[3] = m3_fault,           /* HardFault */
+	[4] = m3_fault,           /* MemManage */
+	[5] = m3_fault,           /* BusFault */
+	[6] = m3_fault,           /* UsageFault */
+	[15] = m3_systick,
+	[16 + M3_LINE] = m3_line_irq,
+};
