@@ -28,8 +28,9 @@
  * ran. An unclaimed interrupt on the line before the token's next
  * completion makes it late (good); the next completion coming by interrupt
  * makes it unsure (expect_unsure_cost); else it was lost (expect_bad_factor).
- * The verdict waits in IRQ_EXP_CLAIM until the next unexpect_irq, or the
- * next expect_irq that does not come from inside a poll of the line.
+ * The verdict waits in IRQ_EXP_CLAIM until the next unexpect_irq, the
+ * next expect_irq that does not come from inside a poll of the line, or
+ * free_irq.
  *
  * Which delivery a completion came by: unexpect_irq called from the handler
  * sees the run it is part of (IRQS_INPROGRESS; desc->run_is_poll); called
@@ -667,9 +668,11 @@ void __irq_expect_kill_all(struct irq_desc *desc, struct irqaction *action)
 	struct irq_expect *e = action->expects, *next;
 	unsigned int n;
 
-	(void)desc;
 	for (n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = next, n++) {
 		next = e->next;
+		/* A verdict still pending is taken now: its interrupt has had all the time there is. */
+		if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) & IRQ_EXP_CLAIM)
+			__irq_expect_judge_claim(desc, e, false, irq_port_now_ns());
 		__atomic_store_n(&e->state, 0, __ATOMIC_RELEASE);
 		e->action = NULL;
 		e->next = NULL;

@@ -369,6 +369,46 @@ static void a_device_losing_half_its_interrupts_is_reported_and_keeps_working(vo
 	sim_dev_detach(&d);
 }
 
+/*
+ * The last completion before free_irq was found by polling and no
+ * interrupt followed: its pending verdict is taken at free_irq (lost), so a
+ * driver that stops right after a lost interrupt still gets it reported.
+ */
+/* The driver stops after its third completion (before it would start another). */
+static void stop_after_three(struct sim_dev *d, bool by_poll, uint64_t latency)
+{
+	(void)by_poll;
+	(void)latency;
+	if (d->completions >= 3)
+		d->running = false;
+}
+
+static void a_verdict_still_pending_at_free_irq_is_taken_then(void **state)
+{
+	const struct irq_policy *p;
+	struct sim_dev d = disk();
+
+	p = sim_case_start(state, NULL);
+	d.loss_change_after_ops = 2;
+	d.loss_ppm_after = SIM_PPM;
+	d.on_complete = stop_after_three;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	sim_run_for(2 * DEV_TIMEOUT_NS);
+	assert_int_equal(d.by_irq, 2);
+	assert_int_equal(d.completions + d.timeouts, 3);
+	if (p->expect_late_verdict) {
+		assert_true(d.exp->state & IRQ_EXP_CLAIM);
+		assert_false(irq_host_log_contains("expected interrupt lost"));
+	}
+	sim_dev_detach(&d);
+	if (p->expect_on)
+		assert_true(irq_host_log_contains_all("\"disk\"", "expected interrupt lost"));
+	else
+		assert_false(irq_host_log_contains("expected interrupt"));
+}
+
 /* Operations completed before the loss starts, in the next case. */
 #define VERIFIED_OPS 300  /* above every profile's verify goal */
 
@@ -661,6 +701,7 @@ int main(void)
 		SIM_CASES_PER_PROFILE(a_device_whose_interrupts_are_all_lost_keeps_working_at_the_profiles_speed),
 		SIM_CASES_PER_PROFILE(a_poll_that_beats_a_late_interrupt_is_judged_as_the_profile_says),
 		SIM_CASES_PER_PROFILE(a_device_losing_half_its_interrupts_is_reported_and_keeps_working),
+		SIM_CASES_PER_PROFILE(a_verdict_still_pending_at_free_irq_is_taken_then),
 		SIM_CASES_PER_PROFILE(a_verified_token_finds_the_first_lost_interrupt_at_its_safety_poll),
 		SIM_CASE(a_busy_verified_device_is_not_polled_and_its_timer_follows_by_itself),
 		SIM_CASE(an_expect_opened_inside_a_poll_gets_its_own_first_poll),
