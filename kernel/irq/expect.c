@@ -13,12 +13,24 @@
  *                  expect_latency_mult x the token's typical interrupt
  *                  latency (irqkit) or poll_normal_ns (tejun2010); later
  *                  polls of the same expect follow at growing gaps.
- *   verified:      after expect_verify_goal good deliveries (a polled one
- *                  costs expect_bad_factor): only the slow poll, kept alive
- *                  by the timer itself while the token is in use, so
- *                  expect_irq+unexpect_irq take no lock and arm no timer.
- *   distrusted:    when polled deliveries or time-outs wore the good count
+ *   verified:      after expect_verify_goal good deliveries (a lost one
+ *                  costs expect_bad_factor): one safety poll per expect at
+ *                  expect_verified_mult x the typical latency (irqkit;
+ *                  tejun2010: only the slow poll). The timer, once armed,
+ *                  follows the expects by itself (poll.c skips an expiry
+ *                  with nothing due and re-arms), so expect_irq+unexpect_irq
+ *                  take no lock and arm no timer in the steady state.
+ *   distrusted:    when lost deliveries or time-outs wore the good count
  *                  down to zero: announced (health.c) until verified again.
+ *
+ * A completion found by a poll is judged later (irqkit,
+ * expect_late_verdict): its interrupt may have been pending while the poll
+ * ran. An unclaimed interrupt on the line before the token's next
+ * completion makes it late (good); the next completion coming by interrupt
+ * makes it unsure (expect_unsure_cost); else it was lost (expect_bad_factor).
+ * The verdict waits in IRQ_EXP_CLAIM until the next unexpect_irq, the
+ * next expect_irq that does not come from inside a poll of the line, or
+ * free_irq.
  *
  * Which delivery a completion came by: unexpect_irq called from the handler
  * sees the run it is part of (IRQS_INPROGRESS; desc->run_is_poll); called
@@ -34,6 +46,8 @@
 #define IRQ_EXPECT_LATENCY_SHIFT 3
 /* A first poll that found the completion moves the delay down by 1/2^this of itself. */
 #define IRQ_EXPECT_SHRINK_SHIFT 3
+/* One completion found late moves the first poll up by at most this factor (one slow one is no trend). */
+#define IRQ_EXPECT_GROW_MAX 2
 /* After a first poll that found nothing, the next comes 1/2^this of the delay later. */
 #define IRQ_EXPECT_RETRY_SHIFT 2
 /* Attempts to take a pool token that others keep taking first. */
@@ -259,6 +273,16 @@ static bool irq_expect_poll_armed_by(const struct irq_desc *desc, uint64_t deadl
 	return irq_poll_word_fires_by(__atomic_load_n(&desc->def.poll_at_word, __ATOMIC_SEQ_CST), deadline);
 }
 
+static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *exp, bool next_by_irq, uint64_t now);
+
+/* How soon after expect_irq a verified token wants its line looked at: the safety poll, or the slow poll. */
+static uint64_t irq_expect_verified_delay(const struct irq_expect *exp, const struct irq_policy *p)
+{
+	uint32_t d = __atomic_load_n(&exp->verified_poll_ns, __ATOMIC_RELAXED);
+
+	return p->expect_verified_mult && d ? d : p->poll_slow_ns;
+}
+
 void expect_irq(struct irq_expect *exp)
 {
 	const struct irq_policy *p;
@@ -291,20 +315,47 @@ void expect_irq(struct irq_expect *exp)
 	st = __atomic_or_fetch(&exp->state, IRQ_EXP_EXPECTING | IRQ_EXP_USED, __ATOMIC_SEQ_CST);
 	if (st & IRQ_EXP_FIRST_POLL)  /* left from the previous expect: this one has had no poll */
 		__atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_FIRST_POLL, __ATOMIC_SEQ_CST);
-	if ((st & IRQ_EXP_VERIFIED) && irq_expect_poll_armed_by(desc, now + p->poll_slow_ns))
-		return;  /* the verified path: no lock, no timer */
+	/*
+	 * The verified path: no lock, no timer. The armed poll comes early
+	 * enough for this expect's safety poll (the timer, when it fires
+	 * early for an older expect, moves itself on to this one).
+	 */
+	if ((st & (IRQ_EXP_VERIFIED | IRQ_EXP_CLAIM)) == IRQ_EXP_VERIFIED &&
+	    irq_expect_poll_armed_by(desc, now + irq_expect_verified_delay(exp, p)))
+		return;
+	/*
+	 * Called from a handler the poll timer runs: the timer re-arms itself
+	 * after the poll, and a late interrupt of the completion it just found
+	 * cannot have come yet, so a pending verdict waits too.
+	 */
+	if (__atomic_load_n(&desc->def.timer_poll_running, __ATOMIC_SEQ_CST) &&
+	    (__atomic_load_n(&desc->status, __ATOMIC_SEQ_CST) & IRQS_INPROGRESS))
+		return;
 	flags = irq_port_lock_irqsave(&desc->lock);
-	if (exp->action)
+	if (exp->action) {
+		/* A new command after a polled completion: its interrupt had all the time it needed. */
+		if (__atomic_load_n(&exp->state, __ATOMIC_ACQUIRE) & IRQ_EXP_CLAIM)
+			__irq_expect_judge_claim(desc, exp, false, now);
 		__irq_poll_reschedule(desc, now);
+	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 
+/* @d bounded to [@lo, @hi]. */
+static uint64_t irq_expect_clamp(uint64_t d, uint64_t lo, uint64_t hi)
+{
+	return d < lo ? lo : d > hi ? hi : d;
+}
+
 /*
- * A completion delivered by interrupt after @latency: learn it (the token's
- * own fields). The first poll goes to expect_latency_mult times the typical
- * latency - except while the token distrusts the line (@st): then polls
- * that found completions have taught it a better time, which an interrupt
- * that did arrive may only bring down, not up.
+ * A completion delivered by interrupt after @latency (or found by a poll
+ * whose interrupt came after all: then @latency is when the poll found
+ * it, a lower bound): learn it (the token's own fields). The first poll
+ * goes to expect_latency_mult times the typical latency - except while
+ * the token distrusts the line (@st): then polls that found completions
+ * have taught it a better time, which an interrupt that did arrive may
+ * only bring down, not up. The safety poll of the verified state goes to
+ * expect_verified_mult times the typical latency.
  */
 static void irq_expect_learn_latency(struct irq_expect *exp, const struct irq_policy *p, uint32_t st,
 				     uint64_t latency)
@@ -318,15 +369,29 @@ static void irq_expect_learn_latency(struct irq_expect *exp, const struct irq_po
 	else
 		avg -= (avg - latency) >> IRQ_EXPECT_LATENCY_SHIFT;
 	exp->latency_avg_ns = avg;
-	if (!p->expect_latency_poll)
-		return;
-	first = avg * p->expect_latency_mult;
-	if (first < p->expect_first_poll_min_ns)
-		first = p->expect_first_poll_min_ns;
-	if (first > p->expect_first_poll_max_ns)
-		first = p->expect_first_poll_max_ns;
+	if (p->expect_verified_mult)
+		__atomic_store_n(&exp->verified_poll_ns,
+				 (uint32_t)irq_expect_clamp(avg * p->expect_verified_mult, p->expect_verified_min_ns,
+							    p->poll_normal_ns), __ATOMIC_RELAXED);
+	if (!p->expect_latency_poll || exp->completions_irq + exp->completions_late < p->expect_latency_samples)
+		return;  /* too few samples to trust: the first poll stays where it is (at first the latest) */
+	first = irq_expect_clamp(avg * p->expect_latency_mult, p->expect_first_poll_min_ns,
+				 p->expect_first_poll_max_ns);
 	if (!(st & IRQ_EXP_DISTRUSTED) || first < exp->first_poll_ns)
 		exp->first_poll_ns = first;
+}
+
+/*
+ * One more good delivery (by interrupt, or late) after @latency.
+ * RETURNS whether the token has just reached its verify goal.
+ */
+static bool irq_expect_note_good(struct irq_expect *exp, const struct irq_policy *p, uint32_t st, uint64_t latency)
+{
+	irq_expect_learn_latency(exp, p, st, latency);
+	/* Room above the goal lets one good delivery undo one accidental polled one. */
+	if (exp->nr_good < p->expect_verify_goal + p->expect_bad_factor - 1)
+		exp->nr_good++;
+	return !(st & IRQ_EXP_VERIFIED) && exp->nr_good >= p->expect_verify_goal;
 }
 
 /* The token just reached the verify goal. Lock held. */
@@ -380,33 +445,28 @@ static void irq_expect_learn_poll(struct irq_expect *exp, const struct irq_polic
 		return;
 	if (!(st & IRQ_EXP_FIRST_POLL))
 		first -= first >> IRQ_EXPECT_SHRINK_SHIFT;  /* found by the first poll: it could come sooner */
-	else
-		first = elapsed;  /* the first poll was too early: the completion came by this time */
-	if (first < p->expect_first_poll_min_ns)
-		first = p->expect_first_poll_min_ns;
-	if (first > p->expect_first_poll_max_ns)
-		first = p->expect_first_poll_max_ns;
-	exp->first_poll_ns = first;
+	else  /* the first poll ran too early: the completion came between it and this one */
+		first = irq_expect_clamp((exp->first_polled_ns - exp->started_ns + elapsed) / 2, first,
+					 first * IRQ_EXPECT_GROW_MAX);
+	exp->first_poll_ns = irq_expect_clamp(first, p->expect_first_poll_min_ns, p->expect_first_poll_max_ns);
 }
 
-/* A completion came by polling (or the driver timed out): distrust the line. Lock held. */
-static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, uint32_t st, bool timedout,
-			     uint64_t now)
-{
-	const struct irq_policy *p = irq_policy();
-	struct irqaction *action = exp->action;
-	uint64_t elapsed = now - exp->started_ns;
+/* IRQ_EXPECT_TIMEOUT_COST: a time-out costs every good delivery. */
+#define IRQ_EXPECT_TIMEOUT_COST UINT32_MAX
 
-	if (timedout) {
-		exp->timeouts++;
-		exp->nr_good = 0;
-	} else {
-		exp->completions_polled++;
-		exp->nr_good -= exp->nr_good < p->expect_bad_factor ? exp->nr_good : (uint32_t)p->expect_bad_factor;
-		irq_expect_judge_quick(exp, p, elapsed);
-		irq_expect_learn_poll(exp, p, st, elapsed);
-	}
-	__atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_VERIFIED, __ATOMIC_RELEASE);
+/*
+ * A completion was lost (found by polling) or the driver timed out: @cost
+ * good deliveries are taken back, and at none left the line is distrusted.
+ * Lock held.
+ */
+static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, uint32_t cost, uint64_t now)
+{
+	struct irqaction *action = exp->action;
+	bool timedout = cost == IRQ_EXPECT_TIMEOUT_COST;
+	uint32_t st;
+
+	exp->nr_good -= exp->nr_good < cost ? exp->nr_good : cost;
+	st = __atomic_fetch_and(&exp->state, ~(uint32_t)IRQ_EXP_VERIFIED, __ATOMIC_ACQ_REL);
 	if (exp->nr_good || (st & IRQ_EXP_DISTRUSTED) || !action)
 		return;
 	__atomic_or_fetch(&exp->state, IRQ_EXP_DISTRUSTED, __ATOMIC_RELEASE);
@@ -416,14 +476,61 @@ static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, uint
 			   now);
 }
 
+/*
+ * The verdict on the completion a poll found before (IRQ_EXP_CLAIM), given
+ * what came since:
+ *   an interrupt that no handler claimed (the device's own, arriving after
+ *   the poll had done its work): late - a good delivery;
+ *   else the next completion came by interrupt (@next_by_irq): unsure - the
+ *   late interrupt may have been taken for that next completion (PIO: the
+ *   device starts the next block inside the poll), or every other
+ *   interrupt is lost; it costs expect_unsure_cost, not expect_bad_factor;
+ *   else (found by polling again, or a time-out): lost.
+ * Lock held.
+ */
+static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *exp, bool next_by_irq, uint64_t now)
+{
+	const struct irq_policy *p = irq_policy();
+	uint32_t st = __atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_CLAIM, __ATOMIC_ACQ_REL);
+
+	if (desc->stats.unhandled != exp->claim_unhandled) {
+		exp->completions_late++;
+		if (irq_expect_note_good(exp, p, st, exp->claim_elapsed_ns))
+			__irq_expect_verified(desc, exp, now);
+	} else if (next_by_irq) {
+		exp->completions_unsure++;
+		__irq_expect_bad(desc, exp, (uint32_t)p->expect_unsure_cost, now);
+	} else {
+		__irq_expect_bad(desc, exp, (uint32_t)p->expect_bad_factor, now);
+	}
+}
+
+/* A poll found the completion @elapsed after expect_irq (@st: the token's state before). Lock held. */
+static void __irq_expect_polled(struct irq_desc *desc, struct irq_expect *exp, uint32_t st, uint64_t elapsed,
+				uint64_t now)
+{
+	const struct irq_policy *p = irq_policy();
+
+	exp->completions_polled++;
+	irq_expect_judge_quick(exp, p, elapsed);
+	irq_expect_learn_poll(exp, p, st, elapsed);
+	if (!p->expect_late_verdict) {
+		__irq_expect_bad(desc, exp, (uint32_t)p->expect_bad_factor, now);
+		return;
+	}
+	exp->claim_unhandled = desc->stats.unhandled;
+	exp->claim_elapsed_ns = elapsed;
+	__atomic_or_fetch(&exp->state, IRQ_EXP_CLAIM, __ATOMIC_RELEASE);
+}
+
 void unexpect_irq(struct irq_expect *exp, bool timedout)
 {
 	const struct irq_policy *p;
 	struct irq_desc *desc;
 	unsigned long flags;
 	uint32_t st;
-	uint64_t now;
-	bool by_poll;
+	uint64_t now, elapsed;
+	bool by_poll, verify = false;
 
 	if (!exp)
 		return;
@@ -445,22 +552,33 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 	}
 	desc = exp->desc;
 	now = irq_port_now_ns();
+	elapsed = now - exp->started_ns;
 	by_poll = irq_expect_by_poll(exp);
-	if (!timedout && !by_poll) {
+	if (!timedout && !by_poll && !(st & IRQ_EXP_CLAIM)) {
+		/* By interrupt, no verdict pending: lock-free unless the goal is reached now. */
 		exp->completions_irq++;
-		irq_expect_learn_latency(exp, p, st, now - exp->started_ns);
-		/* Room above the goal lets one good delivery undo one accidental polled one. */
-		if (exp->nr_good < p->expect_verify_goal + p->expect_bad_factor - 1)
-			exp->nr_good++;
-		if ((st & IRQ_EXP_VERIFIED) || exp->nr_good < p->expect_verify_goal)
-			return;  /* verified already, or not yet: nothing to change */
+		if (!irq_expect_note_good(exp, p, st, elapsed))
+			return;
+		verify = true;
 	}
 	flags = irq_port_lock_irqsave(&desc->lock);
 	if (exp->action) {
-		if (!timedout && !by_poll)
+		if (st & IRQ_EXP_CLAIM) {
+			__irq_expect_judge_claim(desc, exp, !timedout && !by_poll, now);
+			st = (st & IRQ_EXP_FIRST_POLL) | (__atomic_load_n(&exp->state, __ATOMIC_ACQUIRE) & ~IRQ_EXP_FIRST_POLL);
+			if (!timedout && !by_poll) {
+				exp->completions_irq++;
+				verify = irq_expect_note_good(exp, p, st, elapsed);
+			}
+		}
+		if (timedout) {
+			exp->timeouts++;
+			__irq_expect_bad(desc, exp, IRQ_EXPECT_TIMEOUT_COST, now);
+		} else if (by_poll) {
+			__irq_expect_polled(desc, exp, st, elapsed, now);
+		} else if (verify) {
 			__irq_expect_verified(desc, exp, now);
-		else
-			__irq_expect_bad(desc, exp, st, timedout, now);
+		}
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
@@ -487,26 +605,31 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 			else
 				continue;
 		} else if (st & IRQ_EXP_VERIFIED) {
-			at = base + p->poll_slow_ns;
+			uint64_t safety = irq_expect_verified_delay(e, p);
+
+			if (safety == p->poll_slow_ns)
+				at = base + p->poll_slow_ns;
+			else if (!(st & IRQ_EXP_FIRST_POLL))
+				at = e->started_ns + safety;  /* the safety poll */
+			else  /* it found the device busy: a slow command; gaps doubling up to the normal rate */
+				at = last + irq_expect_clamp(last - e->started_ns, safety, p->poll_normal_ns);
 		} else if (!(st & IRQ_EXP_FIRST_POLL)) {
 			at = e->started_ns + (p->expect_latency_poll ? e->first_poll_ns
 					      : (st & IRQ_EXP_QUICK) ? p->poll_quick_ns : p->poll_normal_ns);
 		} else {
 			if (p->expect_latency_poll) {
 				/*
-				 * The first poll (at d) came too early: the completion is
-				 * probably just behind it. Look again soon, then back off:
-				 * gaps d/4, d/4, d/2, d, 2d ... up to the normal interval.
+				 * The first poll (meant for d) came too early: the
+				 * completion is probably just behind it. Look again soon
+				 * (d/4), then back off: each gap as long as the time
+				 * since the first poll ran, up to the normal interval.
 				 */
-				uint64_t since_first = last - e->started_ns - e->first_poll_ns;
+				uint64_t since_first = last - e->first_polled_ns;
 
 				gap = e->first_poll_ns >> IRQ_EXPECT_RETRY_SHIFT;
-				if (last >= e->started_ns + e->first_poll_ns && since_first > gap)
+				if (since_first > gap)
 					gap = since_first;
-				if (gap < p->expect_first_poll_min_ns)
-					gap = p->expect_first_poll_min_ns;
-				if (gap > p->poll_normal_ns)
-					gap = p->poll_normal_ns;
+				gap = irq_expect_clamp(gap, p->expect_first_poll_min_ns, p->poll_normal_ns);
 			} else {
 				gap = (st & IRQ_EXP_QUICK) ? p->poll_quick_ns : p->poll_normal_ns;
 			}
@@ -518,14 +641,15 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 	return want;
 }
 
-void __irq_expect_mark_polled(struct irqaction *action)
+void __irq_expect_mark_polled(struct irqaction *action, uint64_t poll_ns)
 {
 	struct irq_expect *e;
 	unsigned int n;
 
 	for (e = action->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
-		if (__atomic_load_n(&e->state, __ATOMIC_SEQ_CST) & IRQ_EXP_EXPECTING)
-			__atomic_or_fetch(&e->state, IRQ_EXP_FIRST_POLL, __ATOMIC_SEQ_CST);
+		if ((__atomic_load_n(&e->state, __ATOMIC_SEQ_CST) & IRQ_EXP_EXPECTING) && e->started_ns < poll_ns &&
+		    !(__atomic_fetch_or(&e->state, IRQ_EXP_FIRST_POLL, __ATOMIC_SEQ_CST) & IRQ_EXP_FIRST_POLL))
+			e->first_polled_ns = poll_ns;
 }
 
 void __irq_expect_age(struct irqaction *action)
@@ -544,9 +668,11 @@ void __irq_expect_kill_all(struct irq_desc *desc, struct irqaction *action)
 	struct irq_expect *e = action->expects, *next;
 	unsigned int n;
 
-	(void)desc;
 	for (n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = next, n++) {
 		next = e->next;
+		/* A verdict still pending is taken now: its interrupt has had all the time there is. */
+		if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) & IRQ_EXP_CLAIM)
+			__irq_expect_judge_claim(desc, e, false, irq_port_now_ns());
 		__atomic_store_n(&e->state, 0, __ATOMIC_RELEASE);
 		e->action = NULL;
 		e->next = NULL;

@@ -84,6 +84,7 @@ struct irq_defence_line {
 	uint32_t failed_tests;         /* re-enable tests that flooded again, this episode */
 	struct irq_health_episode storm;  /* the flood episode, for health reporting */
 	uint64_t poll_at_ns;           /* when the poll timer is armed for (0: not armed) */
+	uint64_t poll_late_ns;         /* how late its callbacks run after that, on average (poll.c) */
 	/* The same for expect_irq's lock-free path, in one 32-bit word that
 	 * even a 32-bit CPU reads atomically (irq_poll_word_encode). Written
 	 * under the lock. */
@@ -91,7 +92,13 @@ struct irq_defence_line {
 	uint64_t last_poll_ns;         /* when the poll timer last polled the line */
 	uint64_t poll_gap_ns;          /* adaptive gap of the fast polls (poll_adaptive) */
 	uint64_t poll_arms;            /* times the poll timer was armed or moved */
-	uint64_t polls;                /* poll timer expiries */
+	uint64_t polls;                /* poll timer expiries that polled the line */
+	uint64_t poll_skips;           /* expiries that found no poll due yet and only re-armed */
+	uint64_t poll_reruns;          /* polls run at once after one that found work (no timer) */
+	/* The poll timer's poll runs and reschedules the timer when it is over,
+	 * so an expect_irq from its handlers need not (expect.c). */
+	bool timer_poll_running;
+	uint64_t irqpoll_from_ns;      /* when irqpoll first wanted the line polled (its first poll's base) */
 	unsigned int watching;         /* actions being watched (their counters are looked at on polls) */
 	/* Written by the run's owner without the lock: */
 	uint64_t polled_claims;        /* polls of the line that some action claimed */
@@ -293,6 +300,7 @@ void note_interrupt(struct irq_desc *desc, irqreturn_t ret);
 #define IRQ_EXP_USED       0x0010u  /* expected since the last poll (keeps the slow timer alive) */
 #define IRQ_EXP_DISTRUSTED 0x0020u  /* lost interrupts seen and not verified since: reported */
 #define IRQ_EXP_FIRST_POLL 0x0040u  /* the first poll of this expect has run */
+#define IRQ_EXP_CLAIM      0x0080u  /* a completion found by polling awaits its verdict (late or lost) */
 
 /* Watch state bits (struct irq_watch::flags, under the line's lock). */
 #define IRQ_WAT_WATCHING 0x0001u  /* polled (slowly) to check delivery */
@@ -349,8 +357,13 @@ uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now);
 /* __irq_expect_deadline - earliest poll the expect tokens of @action want (0: none). Lock held. */
 uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, uint64_t now);
 
-/* __irq_expect_mark_polled - the poll timer polled the line: expecting tokens had their first poll. Lock held. */
-void __irq_expect_mark_polled(struct irqaction *action);
+/*
+ * __irq_expect_mark_polled - the poll timer polled the line from @poll_ns:
+ * tokens expecting since before then had their first poll (strictly before: one that began at
+ * that very instant is taken to have begun inside the poll) (those whose
+ * expect_irq came during the poll, from the handler, had none). Lock held.
+ */
+void __irq_expect_mark_polled(struct irqaction *action, uint64_t poll_ns);
 
 /* __irq_expect_age - after rescheduling at a poll: tokens not expecting lose their "in use" mark. Lock held. */
 void __irq_expect_age(struct irqaction *action);

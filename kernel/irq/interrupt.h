@@ -90,11 +90,17 @@ struct irq_expect {
 	uint64_t started_ns;          /* the latest expect_irq */
 	uint64_t latency_avg_ns;      /* moving average of interrupt-delivered latency (0: none yet) */
 	uint64_t first_poll_ns;       /* delay of the first poll after expect_irq while not verified */
+	uint64_t first_polled_ns;     /* when the first poll of the current expect ran */
+	uint32_t verified_poll_ns;    /* delay of the safety poll while verified (0: slow poll only) */
+	uint64_t claim_unhandled;     /* the line's unclaimed interrupts when a poll took the latest completion */
+	uint64_t claim_elapsed_ns;    /* how long after expect_irq that poll found it */
 	uint32_t nr_good;             /* good deliveries towards the verify goal */
 	uint32_t nr_samples;          /* polled deliveries judged for quick mode (tejun2010) */
 	uint32_t nr_quick;            /* of those, found by the first poll */
 	uint64_t completions_irq;     /* completions delivered by interrupt */
 	uint64_t completions_polled;  /* completions delivered by a poll */
+	uint64_t completions_late;    /* of those, judged late: their interrupt came after the poll */
+	uint64_t completions_unsure;  /* of those, followed by one delivered by interrupt: maybe late */
 	uint64_t timeouts;            /* unexpect_irq(..., true) */
 	uint32_t misuse;              /* misuses seen (rate-limits their reports) */
 	uint32_t pool_state;          /* pool bookkeeping (expect.c) */

@@ -29,6 +29,26 @@
  *    schedules its first poll from the completion latency it has measured
  *    (expect_latency_mult times the typical one, between
  *    expect_first_poll_min_ns and expect_first_poll_max_ns).
+ *  - A verified token is still looked at once per expect, by a safety
+ *    poll at expect_verified_mult (4) times its typical latency, at least
+ *    expect_verified_min_ns (100 us) after expect_irq: without it the first
+ *    interrupt lost while verified waited for the 3 s slow poll (or the
+ *    driver's own time-out). The safety poll costs the expect path nothing:
+ *    the poll timer, once armed, follows the token's expects by itself
+ *    (at most one timer event per expect_verified_min_ns while the device
+ *    is busy, none while it is idle).
+ *  - A completion that a poll found is not judged at once: the interrupt
+ *    may be merely late (it was on its way while the poll ran). It is
+ *    judged when the token's next completion is reported: if meanwhile the
+ *    line took an interrupt that no handler claimed, the interrupt came
+ *    after all and the completion counts as delivered (late); otherwise it
+ *    was lost (expect_late_verdict) - unless the next completion came by
+ *    interrupt: that interrupt may have been the late one, taken for the
+ *    next completion (a PIO device starts its next block inside the poll),
+ *    so the verdict is unsure and costs 1 good delivery
+ *    (expect_unsure_cost), not 8. So a first poll that races an interrupt
+ *    does not put a healthy line on polling, while a device that loses
+ *    every other interrupt still wears its count down and is reported.
  *  - Verification needs 32 good deliveries instead of 256: the 2010 goal
  *    was high because an unverified token polled every 10 ms; ours polls at
  *    a few times the device's own latency, so distrust is cheap and the
@@ -103,10 +123,20 @@
 	  "first poll from the token's measured completion latency") \
 	T(expect_latency_mult,     3,                   0,                   0, \
 	  "first poll after this many times the typical latency") \
+	T(expect_latency_samples,  8,                   0,                   0, \
+	  "interrupt-delivered completions measured before the first poll follows their latency") \
 	T(expect_first_poll_min_ns, 20 * IRQ_POLICY_US, 0,                   0, \
 	  "earliest first poll after expect_irq (ns)") \
 	T(expect_first_poll_max_ns, 10 * IRQ_POLICY_MS, 0,                   0, \
 	  "latest first poll after expect_irq (ns)") \
+	T(expect_verified_mult,    4,                   0,                   0, \
+	  "verified tokens: one safety poll after this many times the typical latency (0: slow poll only)") \
+	T(expect_verified_min_ns,  100 * IRQ_POLICY_US, 0,                   0, \
+	  "earliest safety poll of a verified token; bounds its cost to one timer event per this (ns)") \
+	T(expect_late_verdict,     1,                   0,                   0, \
+	  "a completion found by polling is judged at the next one: late if an unclaimed interrupt came") \
+	T(expect_unsure_cost,      1,                   0,                   0, \
+	  "good deliveries it costs when the next one came by interrupt (maybe late, maybe lost)") \
 	/* ---- IRQ watching (2010 values throughout) */ \
 	T(watch_on,                1,                   1,                   0, \
 	  "watch_irq polls the action (mainline has no watching)") \

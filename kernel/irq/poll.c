@@ -27,6 +27,22 @@
  * timer fire again and again at one instant.
  */
 #define IRQ_POLL_MIN_GAP_NS 10000ull
+/*
+ * The poll timer's lateness (expiry to callback: interrupt entry, the
+ * timer queue, and under an emulator the host's wake-up) is followed by a
+ * lopsided average: a sample below it moves it by 1/2^DOWN of the
+ * difference, one above by 1/2^UP, each bounded by IRQ_POLL_LATE_MAX_NS.
+ * It settles near the lateness the timer nearly always has; occasional
+ * long delays (a periodic tick's coarse timers, a busy host under an
+ * emulator, one long interrupts-off stretch) must not move every poll far
+ * ahead of its time, where it would only find the device still busy.
+ */
+#define IRQ_POLL_LATE_DOWN_SHIFT 1
+#define IRQ_POLL_LATE_UP_SHIFT 4
+#define IRQ_POLL_LATE_MAX_NS 50000ull
+/* Polls run back to back after the first of one timer expiry, at most (see irq_poll_timer_poll). */
+#define IRQ_POLL_RERUN_MAX 6
+
 
 /* The earlier of two poll times, 0 meaning "no poll wanted". */
 static uint64_t irq_poll_earliest(uint64_t a, uint64_t b)
@@ -54,31 +70,56 @@ uint64_t __irq_poll_gap(const struct irq_desc *desc, uint64_t base_ns)
 }
 
 /* When irqpoll wants the line polled (0: not at all). Lock held. */
-static uint64_t __irq_poll_all_deadline(const struct irq_desc *desc, uint64_t now)
+static uint64_t __irq_poll_all_deadline(struct irq_desc *desc, uint64_t now)
 {
 	uint64_t interval = irq_policy()->irqpoll_interval_ns;
 
 	if (!irq_poll_all_enabled() || !__irq_line_shared(desc))
 		return 0;
-	return (desc->def.polls ? desc->def.last_poll_ns : now) + interval;
+	if (desc->def.polls)
+		return desc->def.last_poll_ns + interval;
+	/* Not polled yet: an interval after irqpoll first asked (not after every look). */
+	if (!desc->def.irqpoll_from_ns)
+		desc->def.irqpoll_from_ns = now;
+	return desc->def.irqpoll_from_ns + interval;
+}
+
+/* The earliest time any defence wants the line polled (0: none). Lock held. */
+static uint64_t __irq_poll_want(struct irq_desc *desc, uint64_t now)
+{
+	struct irq_defence_line *def = &desc->def;
+	struct irqaction *a;
+	unsigned int walked;
+	uint64_t want;
+
+	if (!irq_defences_active() || !desc->action)
+		return 0;
+	want = irq_poll_earliest(__irq_flood_deadline(desc, now), __irq_poll_all_deadline(desc, now));
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
+		want = irq_poll_earliest(want, __irq_expect_deadline(desc, a, now));
+		want = irq_poll_earliest(want, __irq_watch_deadline(desc, a, now));
+	}
+	if (want && def->polls && want < def->last_poll_ns + IRQ_POLL_MIN_GAP_NS)
+		want = def->last_poll_ns + IRQ_POLL_MIN_GAP_NS;
+	return want;
 }
 
 void __irq_poll_reschedule(struct irq_desc *desc, uint64_t now)
 {
 	struct irq_defence_line *def = &desc->def;
-	struct irqaction *a;
-	unsigned int walked;
-	uint64_t want = 0;
+	uint64_t want = __irq_poll_want(desc, now);
 
-	if (irq_defences_active() && desc->action) {
-		want = irq_poll_earliest(__irq_flood_deadline(desc, now), __irq_poll_all_deadline(desc, now));
-		for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
-			want = irq_poll_earliest(want, __irq_expect_deadline(desc, a, now));
-			want = irq_poll_earliest(want, __irq_watch_deadline(desc, a, now));
-		}
-		if (want && def->polls && want < def->last_poll_ns + IRQ_POLL_MIN_GAP_NS)
-			want = def->last_poll_ns + IRQ_POLL_MIN_GAP_NS;
+	/*
+	 * Arm early by the timer's measured lateness, so that the poll runs
+	 * when it was wanted (never before now: the timer then fires as soon
+	 * as it can).
+	 */
+	if (want) {
+		uint64_t late = def->poll_late_ns;
+
+		want = want > now + late ? want - late : now;
 	}
+
 	if (!want) {
 		if (def->poll_at_ns) {
 			irq_poll_cancel(desc);
@@ -111,15 +152,86 @@ static void __irq_poll_adapt(struct irq_desc *desc, int found)
 		def->poll_gap_ns = def->poll_gap_ns * 2 < p->poll_normal_ns ? def->poll_gap_ns * 2 : p->poll_normal_ns;
 }
 
-void irq_poll_timer_expired(struct irq_desc *desc)
+/* Fold how late the timer came into the line's lateness (see IRQ_POLL_LATE_DOWN_SHIFT). Lock held. */
+static void __irq_poll_note_lateness(struct irq_desc *desc, uint64_t now)
 {
+	struct irq_defence_line *def = &desc->def;
+	uint64_t late, avg = def->poll_late_ns;
+
+	if (!def->poll_at_ns || now <= def->poll_at_ns)
+		return;
+	late = now - def->poll_at_ns;
+	if (late > IRQ_POLL_LATE_MAX_NS)
+		late = IRQ_POLL_LATE_MAX_NS;
+	/* Down fast, up slowly: it tracks how late the timer usually is at least, not its hiccups. */
+	def->poll_late_ns = late >= avg ? avg + ((late - avg) >> IRQ_POLL_LATE_UP_SHIFT)
+					: avg - ((avg - late) >> IRQ_POLL_LATE_DOWN_SHIFT);
+}
+
+/* A run of back-to-back polls from one timer expiry (see irq_poll_timer_poll). */
+struct irq_poll_chain {
+	unsigned int polls;   /* polled back to back so far, after the first */
+	uint64_t spin_until;  /* empty polls may follow until then (0: not after a find) */
+};
+
+/*
+ * One poll of the line from the poll timer, and what follows from it.
+ * After a poll that found work (the device is busy now), a poll wanted
+ * again sooner than the timer could bring it (its measured lateness) runs
+ * at once: waiting for the timer would only make it later. And for as long
+ * as that lateness after a find, a poll that found nothing is followed by
+ * another at once: the timer could not bring one sooner, and the device,
+ * which just took the next command, is due any moment. At most
+ * IRQ_POLL_RERUN_MAX in a row. RETURNS whether to poll again now (the
+ * timer is then disarmed).
+ */
+static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct irq_poll_chain *chain)
+{
+	struct irq_defence_line *def = &desc->def;
 	struct irqaction *a;
 	unsigned int walked;
 	unsigned long flags;
-	uint64_t now = irq_port_now_ns();
-	int found;
+	uint64_t now;
+	int found = irq_poll_line(desc);
+	bool again;
+
+	now = irq_port_now_ns();
+	flags = irq_port_lock_irqsave(&desc->lock);
+	def->last_poll_ns = now;
+	def->timer_poll_running = false;
+	__irq_poll_adapt(desc, found);
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		__irq_expect_mark_polled(a, poll_ns);
+	__irq_health_remind(desc, now);
+	__irq_poll_reschedule(desc, now);
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		__irq_expect_age(a);
+	if (found == IRQ_HANDLED)
+		chain->spin_until = now + def->poll_late_ns;
+	again = chain->polls < IRQ_POLL_RERUN_MAX && def->poll_at_ns &&
+		(found == IRQ_HANDLED ? def->poll_at_ns <= now
+				      : now < chain->spin_until && def->poll_at_ns <= chain->spin_until);
+	if (again) {
+		irq_poll_cancel(desc);
+		def->poll_at_ns = 0;
+		__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
+		def->polls++;
+		def->poll_reruns++;
+		def->timer_poll_running = true;
+		chain->polls++;
+	}
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	return again;
+}
+
+void irq_poll_timer_expired(struct irq_desc *desc)
+{
+	unsigned long flags;
+	uint64_t now = irq_port_now_ns(), want;
+	struct irq_poll_chain chain = { 0, 0 };
 
 	flags = irq_port_lock_irqsave(&desc->lock);
+	__irq_poll_note_lateness(desc, now);
 	/* First: an expect_irq from now on sees the timer unarmed (expect.c). */
 	desc->def.poll_at_ns = 0;
 	__atomic_store_n(&desc->def.poll_at_word, 0, __ATOMIC_SEQ_CST);
@@ -133,23 +245,25 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 		irq_port_unlock_irqrestore(&desc->lock, flags);
 		return;
 	}
-	desc->def.polls++;
 	__irq_flood_poll_due(desc, now);
+	want = __irq_poll_want(desc, now);
+	if (!want || want > now + desc->def.poll_late_ns) {
+		/*
+		 * Nobody wants a poll yet: the wish it was armed for is gone or
+		 * moved on (a verified token's safety poll follows its latest
+		 * expect_irq, which does not re-arm the timer itself).
+		 */
+		desc->def.poll_skips++;
+		__irq_poll_reschedule(desc, now);
+		irq_port_unlock_irqrestore(&desc->lock, flags);
+		return;
+	}
+	desc->def.polls++;
+	desc->def.timer_poll_running = true;
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 
-	found = irq_poll_line(desc);
-
-	now = irq_port_now_ns();
-	flags = irq_port_lock_irqsave(&desc->lock);
-	desc->def.last_poll_ns = now;
-	__irq_poll_adapt(desc, found);
-	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
-		__irq_expect_mark_polled(a);
-	__irq_health_remind(desc, now);
-	__irq_poll_reschedule(desc, now);
-	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
-		__irq_expect_age(a);
-	irq_port_unlock_irqrestore(&desc->lock, flags);
+	while (irq_poll_timer_poll(desc, now, &chain))
+		now = irq_port_now_ns();
 }
 
 bool irq_fixup_try_others(struct irq_desc *desc)

@@ -39,8 +39,10 @@
  * completion was found (or the driver gave up). In between the line is
  * polled if the interrupt does not come. Interrupts tend to keep working
  * once they work, so a token whose completions keep arriving by interrupt
- * becomes "verified" and is polled only slowly (a safety net of seconds);
- * on that path expect_irq()+unexpect_irq() take no lock and arm no timer.
+ * becomes "verified" and is polled only slowly (2010: a safety net of
+ * seconds; irqkit: one safety poll at a few times the device's latency,
+ * which the poll timer follows by itself); on that path
+ * expect_irq()+unexpect_irq() take no lock and arm no timer.
  * A completion found by a poll, or a time-out, makes the token distrust
  * the line: it is polled soon after each expect_irq(). How soon is where
  * irqkit goes beyond 2010: the token measures how long its completions

@@ -117,6 +117,14 @@ def test_boot_cd_read_through_atapi_matches_the_iso(guest_factory):
     assert kernel_crc(g, f"blk crc hdc 0 {blocks}", 120) == diskimg.crc_of(ISO)
     assert kernel_crc(g, f"ata crc hdc {blocks - 1} 1") == \
         diskimg.crc_of(ISO, (blocks - 1) * diskimg.CD_BLOCK, diskimg.CD_BLOCK)
+    # Regression (issue 6): a first poll that raced a CD interrupt at boot put the healthy
+    # channel "on polling". A poll that beats a late interrupt is no lost interrupt.
+    log = "\n".join(g.lines())
+    assert "irq health: all" in log and "deliver by interrupt" in log, log
+    assert not re.search(r"irq 1[45]: .*expected interrupt (lost|timed out)", log), log
+    health = ata_health(g, "ata1")
+    if health is not None and health["token"] != "none":
+        assert health["state"] == "interrupts fine", health
 
 
 # -- writing under healthy and broken interrupt delivery ------------------------------------------
@@ -277,17 +285,22 @@ def test_healthy_interrupts_verify_the_token_and_the_line_is_not_polled(guest_fa
     assert stats["lost"] == 0 and stats["brackets_timed_out"] == 0, stats
     assert stats["serviced"] >= (2048 + 512) // 16, stats
     row = irqs_row(g, 14)
-    assert row and "ata0" in row["actions"] and row["handled"] >= stats["serviced"], row
+    # a verified token's safety poll may take the odd phase whose interrupt is late (a busy host)
+    assert row and "ata0" in row["actions"] and row["handled"] + row["polled"] >= stats["serviced"], row
+    assert row["polled"] <= stats["serviced"] // 50, row
     health = ata_health(g)
     if health is None or health["token"] == "none":
         assert row["polled"] == 0, row          # no defences: nothing polls the line at all
         return
     assert health["token"] == "verified" and health["state"] == "interrupts fine", health
-    # verified: more work, and the line is not polled for it (one 3 s slow poll at most)
+    # verified: more work (128 phases), and the line is hardly polled for it: the safety poll
+    # runs only for an interrupt more than 4 times its usual latency late (at most 1 in 50 here)
     g.command("ata crc 0 2048")
     after = irqs_row(g, 14)
-    assert after["polled"] - row["polled"] <= 1, (row, after)
-    assert ata_health(g)["by_poll"] == health["by_poll"]
+    assert after["polled"] - row["polled"] <= 2048 // 16 // 50, (row, after)
+    after_health = ata_health(g)
+    assert after_health["by_poll"] - health["by_poll"] <= 2048 // 16 // 50, (health, after_health)
+    assert after_health["token"] == "verified" and after_health["state"] == "interrupts fine", after_health
 
 
 def test_lost_interrupts_are_named_with_irq_14_and_the_ata_driver(guest_factory, tmp_path):
@@ -295,7 +308,8 @@ def test_lost_interrupts_are_named_with_irq_14_and_the_ata_driver(guest_factory,
     g = boot(guest_factory, drive(path))
     g.command("ata crc 0 512")                  # the device works first, then its interrupts go
     assert "INJECTED" in g.command("inject ata-drop:100")
-    assert kernel_crc(g, "ata crc 0 64") == diskimg.crc_of(path, 0, 64 * SECTOR)
+    # a verified token's good count takes 5 lost phases in a row to wear down: 16 here
+    assert kernel_crc(g, "ata crc 0 256") == diskimg.crc_of(path, 0, 256 * SECTOR)
     log = "\n".join(g.lines())
     health = ata_health(g)
     if health is None or health["token"] == "none":

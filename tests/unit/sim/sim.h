@@ -148,6 +148,9 @@ struct sim_dev {
 	uint64_t loss_change_after_ops; /* 0: never; else operations after this many lose at loss_ppm_after */
 	uint32_t loss_ppm_after;
 	uint64_t think_ns;
+	uint64_t late_irq_op;        /* this operation's interrupt comes late_irq_ns after it is done (0: none) */
+	uint64_t late_irq_ns;
+	bool start_in_handler;       /* the handler starts the next operation itself (think_ns 0), as PIO does */
 	uint64_t timeout_ns;         /* 0: waits for ever */
 	bool use_expect;
 	bool static_token;           /* init_irq_expect_static instead of the pool */
@@ -159,7 +162,7 @@ struct sim_dev {
 	bool attached, running, busy, done;
 	uint64_t op, completed_op, op_started_ns;
 	uint64_t rng;
-	struct irq_port_timer complete_timer, next_timer, timeout_timer;
+	struct irq_port_timer complete_timer, next_timer, timeout_timer, late_irq_timer;
 	/* results */
 	uint64_t ops, completions, by_poll, by_irq, timeouts, double_completions, lost_irqs;
 	uint64_t handler_calls, handler_polls;

@@ -30,6 +30,15 @@ static void dev_lower(struct sim_dev *d)
 		sim_line_set_source(dev_raise_line(d), d->source, false);
 }
 
+/* Event: a late interrupt finally comes (the handler may have been polled meanwhile). */
+static void dev_late_irq(void *arg)
+{
+	struct sim_dev *d = arg;
+
+	if (!d->level)
+		sim_line_edge(dev_raise_line(d));
+}
+
 /* Event: the device finished the operation. */
 static void dev_complete(void *arg)
 {
@@ -40,6 +49,10 @@ static void dev_complete(void *arg)
 	d->done = true;
 	if (dev_loses_irq(d)) {
 		d->lost_irqs++;
+		return;
+	}
+	if (d->late_irq_op && d->op == d->late_irq_op && !d->level) {
+		irq_port_timer_arm(&d->late_irq_timer, irq_port_now_ns() + d->late_irq_ns);
 		return;
 	}
 	if (d->level)
@@ -126,6 +139,10 @@ static irqreturn_t dev_handler(unsigned int irq, void *dev_id)
 	if (d->on_complete)
 		d->on_complete(d, polled, latency);
 	dev_finish(d);
+	if (d->start_in_handler && d->running) {
+		irq_port_timer_cancel(&d->next_timer);
+		dev_next(d);
+	}
 	return IRQ_HANDLED;
 }
 
@@ -137,6 +154,7 @@ int sim_dev_attach(struct sim_dev *d)
 	irq_port_timer_init(&d->complete_timer, dev_complete, d);
 	irq_port_timer_init(&d->next_timer, dev_next, d);
 	irq_port_timer_init(&d->timeout_timer, dev_timeout, d);
+	irq_port_timer_init(&d->late_irq_timer, dev_late_irq, d);
 	err = request_irq(d->irq, dev_handler, IRQF_SHARED, d->name, d);
 	if (err)
 		return err;
@@ -166,6 +184,7 @@ void sim_dev_detach(struct sim_dev *d)
 	sim_dev_stop(d);
 	irq_port_timer_cancel(&d->complete_timer);
 	irq_port_timer_cancel(&d->timeout_timer);
+	irq_port_timer_cancel(&d->late_irq_timer);
 	dev_lower(d);
 	if (d->attached)
 		free_irq(d->irq, d);
