@@ -121,9 +121,38 @@ void __irq_health_remind(struct irq_desc *desc, uint64_t now)
 	struct irqaction *a;
 	unsigned int walked;
 
+	if (desc->def.misroute.active && now - desc->def.fixup_last_ns >= irq_policy()->health_misroute_window_ns)
+		__irq_health_end(desc, NULL, &desc->def.misroute,
+				 "irqfixup found none of its work on other lines lately: misroute over", now);
 	__irq_health_remind_one(desc, NULL, &desc->def.storm, now);
+	__irq_health_remind_one(desc, NULL, &desc->def.misroute, now);
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 		__irq_health_remind_one(desc, a, &a->health, now);
+}
+
+void __irq_health_fixup_claim(struct irq_desc *desc, unsigned int from_irq, uint64_t now)
+{
+	struct irq_defence_line *def = &desc->def;
+
+	def->fixup_claims++;
+	def->fixup_last_ns = now;
+	if (irq_report_due(def->fixup_claims))
+		irq_port_log(IRQ_LOG_WARN, "irq %u: its handlers claimed an unclaimed interrupt of irq %u (irqfixup; %llu times): misrouted?\n",
+			     desc->irq_data.irq, from_irq, (unsigned long long)def->fixup_claims);
+	if (!def->misroute.active) {
+		__irq_health_begin(desc, NULL, &def->misroute, IRQ_HEALTH_MISROUTED,
+				   "misrouted: its work came on another line's interrupt and irqfixup's polls take it", now);
+		__irq_poll_reschedule(desc, now);
+	}
+}
+
+uint64_t __irq_health_deadline(const struct irq_desc *desc)
+{
+	uint64_t window = irq_policy()->health_misroute_window_ns;
+
+	if (!desc->def.misroute.active)
+		return 0;
+	return desc->def.fixup_last_ns + window;
 }
 
 /* Append @text to @buf (of @len, NUL-terminated at @*used); truncates. */
@@ -176,8 +205,13 @@ static unsigned int __irq_line_causes(const struct irq_desc *desc, uint64_t *sin
 			any = true;
 		}
 	}
-	if (desc->def.fixup_claims)
+	if (desc->def.misroute.active) {
 		causes |= IRQ_HEALTH_MISROUTED;
+		if (!any || desc->def.misroute.since_ns < *since) {
+			*since = desc->def.misroute.since_ns;
+			*polled = desc->def.polled_claims - desc->def.misroute.polled_at_start;
+		}
+	}
 	if (irq_poll_all_enabled() && desc->action && (desc->action->flags & IRQF_SHARED))
 		causes |= IRQ_HEALTH_IRQPOLL;
 	return causes;
@@ -202,7 +236,10 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 		.reenable_at_ns = def->flood_off ? def->flood_reenable_at_ns : 0,
 		.next_poll_ns = def->poll_at_ns,
 		.polls = def->polls,
+		.poll_runs = desc->stats.polled,
+		.poll_found = def->polled_claims,
 		.fixup_claims = def->fixup_claims,
+		.fixup_last_ns = def->fixup_last_ns,
 		.nr_actions = desc->nr_actions,
 	};
 	out->causes = __irq_line_causes(desc, &out->since_ns, &out->polled_completions);
@@ -246,6 +283,9 @@ int irq_get_action_health(unsigned int irq, unsigned int index, struct irq_actio
 			.since_ns = a->health.active ? a->health.since_ns : 0,
 			.polled_completions = a->polled_handled - (a->health.active ? a->health.polled_at_start : 0),
 			.watch = irq_watch_state_name(&a->watch),
+			.watch_late = a->watch.late_since_boot,
+			.watch_polled = a->watch.polled_since_boot,
+			.watch_pending = a->watch.late_pending,
 		};
 		for (e = a->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++) {
 			out->tokens++;
@@ -253,6 +293,8 @@ int irq_get_action_health(unsigned int irq, unsigned int index, struct irq_actio
 			out->completions_irq += e->completions_irq;
 			out->completions_polled += e->completions_polled;
 			out->timeouts += e->timeouts;
+			out->completions_late += e->completions_late;
+			out->completions_unsure += e->completions_unsure;
 		}
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);

@@ -100,6 +100,9 @@ struct irq_defence_line {
 	bool timer_poll_running;
 	uint64_t irqpoll_from_ns;      /* when irqpoll first wanted the line polled (its first poll's base) */
 	unsigned int watching;         /* actions being watched (their counters are looked at on polls) */
+	unsigned int watch_late_open;  /* watched actions with finds awaiting the late verdict (watch.c) */
+	struct irq_health_episode misroute; /* irqfixup claims work of this line on other lines' interrupts */
+	uint64_t fixup_last_ns;        /* the latest such claim (the misroute episode ends a window after) */
 	/* Written by the run's owner without the lock: */
 	uint64_t polled_claims;        /* polls of the line that some action claimed */
 	bool last_claim_by_poll;       /* whether the latest claimed run was a poll */
@@ -390,6 +393,15 @@ uint64_t __irq_watch_deadline(const struct irq_desc *desc, const struct irqactio
 /* __irq_watch_stop - the action leaves: stop watching it. Lock held. */
 void __irq_watch_stop(struct irq_desc *desc, struct irqaction *action);
 
+/*
+ * __irq_watch_unclaimed - an interrupt of the line was claimed by no action
+ * while watched actions have poll finds awaiting their verdict
+ * (desc->def.watch_late_open): the interrupt was late, not lost; those
+ * deliveries count as by interrupt. Called by note_interrupt with the lock
+ * held (after stats.unhandled was counted).
+ */
+void __irq_watch_unclaimed(struct irq_desc *desc, uint64_t now);
+
 /* ---- poll.c -------------------------------------------------------------- */
 
 /* irq_poll_timer_expired - the line's poll timer fired (handle.c's callback). CONTEXT: timer context. */
@@ -434,8 +446,23 @@ void __irq_health_begin(struct irq_desc *desc, struct irqaction *action, struct 
 void __irq_health_end(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
 		      const char *how, uint64_t now);
 
-/* __irq_health_remind - from the poll timer: remind of the line's episodes at the policy's low rate. Lock held. */
+/*
+ * __irq_health_remind - from the poll timer: remind of the line's episodes
+ * at the policy's low rate, and end a misroute episode whose evidence is
+ * older than health_misroute_window_ns. Lock held.
+ */
 void __irq_health_remind(struct irq_desc *desc, uint64_t now);
+
+/*
+ * __irq_health_fixup_claim - irqfixup: this line's handlers claimed an
+ * unclaimed interrupt of line @from_irq. Counts it, starts (announces) the
+ * misroute episode or extends it, reschedules the poll timer for its end.
+ * Lock of @desc held.
+ */
+void __irq_health_fixup_claim(struct irq_desc *desc, unsigned int from_irq, uint64_t now);
+
+/* __irq_health_deadline - when health reporting wants the line looked at (a misroute's end; 0: never). Lock held. */
+uint64_t __irq_health_deadline(const struct irq_desc *desc);
 
 /* irq_log_ms - @ns as milliseconds for messages (whole ms, rounded down). */
 static inline unsigned long long irq_log_ms(uint64_t ns)

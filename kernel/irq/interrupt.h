@@ -71,6 +71,17 @@ struct irq_watch {
 	uint32_t nr_polled;        /* of those, found by a poll */
 	uint64_t seen_handled;     /* the action's counters when last looked at */
 	uint64_t seen_polled;
+	/* Deliveries polls found, awaiting the late verdict (watch_late_window_ns): */
+	uint32_t late_pending;     /* found by polls since late_from_ns, not yet judged */
+	uint64_t late_from_ns;     /* when the first of them was found: the window starts */
+	uint64_t late_unhandled;   /* the line's unclaimed interrupts then (plus those used up) */
+	/* Since watch_irq (for the message when watching ends): */
+	uint64_t since_ns;         /* when watch_irq started this watch */
+	uint32_t total_samples;    /* deliveries counted */
+	uint32_t total_polled;     /* of those, found by a poll with no interrupt after it */
+	uint32_t total_late;       /* found by a poll, its interrupt came within the window */
+	uint64_t late_since_boot;  /* late deliveries over every watch of this action (irqs) */
+	uint64_t polled_since_boot; /* deliveries counted as polled over every watch (irqs) */
 };
 
 /*

@@ -49,6 +49,13 @@
  *    (expect_unsure_cost), not 8. So a first poll that races an interrupt
  *    does not put a healthy line on polling, while a device that loses
  *    every other interrupt still wears its count down and is reported.
+ *  - Watching gives a poll that found work the same benefit of the doubt
+ *    (watch_late_window_ns, 20 ms): a device that signals on a timer of
+ *    its own (UHCI: once per 1 ms frame) may have its interrupt on the way
+ *    while the poll runs; if an unclaimed interrupt comes within the
+ *    window, the delivery counted as by interrupt (late). 20 ms covers a
+ *    frame and a busy emulator's delay; a misrouted device is announced
+ *    that much later, its work is still taken at once.
  *  - Verification needs 32 good deliveries instead of 256: the 2010 goal
  *    was high because an unverified token polled every 10 ms; ours polls at
  *    a few times the device's own latency, so distrust is cheap and the
@@ -152,6 +159,8 @@
 	  "percent polled above which the action turns wary") \
 	T(watch_bad_pct,           10,                  10,                  0, \
 	  "percent polled above which it is bad for good") \
+	T(watch_late_window_ns,    20 * IRQ_POLICY_MS,  0,                   0, \
+	  "a watch poll's find counts as by interrupt if an unclaimed one follows within this (ns; 0: judged at once, as in 2010)") \
 	/* ---- spurious (flood) handling (2010: 9,900 of 10,000 in 10 s; mainline: 99,900 of 100,000) */ \
 	T(spr_segment_samples,     500,                 10000,               100000, \
 	  "interrupts per judged segment") \
@@ -179,7 +188,9 @@
 	T(irqpoll_interval_ns,     10 * IRQ_POLICY_MS,  10 * IRQ_POLICY_MS,  100 * IRQ_POLICY_MS, \
 	  "irqpoll: poll every shared line this often (ns)") \
 	T(health_remind_ns,        60 * IRQ_POLICY_S,   60 * IRQ_POLICY_S,   60 * IRQ_POLICY_S, \
-	  "remind of a line or action on polling this often (ns; reporting is irqkit's in every profile)")
+	  "remind of a line or action on polling this often (ns; reporting is irqkit's in every profile)") \
+	T(health_misroute_window_ns, 10 * IRQ_POLICY_S, 10 * IRQ_POLICY_S,   10 * IRQ_POLICY_S, \
+	  "a line is listed misrouted until irqfixup claimed nothing for it for this long (ns)")
 
 /* The profiles, in the order of the table's columns. */
 enum irq_policy_id {

@@ -95,6 +95,7 @@ static uint64_t __irq_poll_want(struct irq_desc *desc, uint64_t now)
 	if (!irq_defences_active() || !desc->action)
 		return 0;
 	want = irq_poll_earliest(__irq_flood_deadline(desc, now), __irq_poll_all_deadline(desc, now));
+	want = irq_poll_earliest(want, __irq_health_deadline(desc));
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
 		want = irq_poll_earliest(want, __irq_expect_deadline(desc, a, now));
 		want = irq_poll_earliest(want, __irq_watch_deadline(desc, a, now));
@@ -285,9 +286,7 @@ bool irq_fixup_try_others(struct irq_desc *desc)
 			continue;
 		claimed = true;
 		flags = irq_port_lock_irqsave(&other->lock);
-		if (irq_report_due(++other->def.fixup_claims))
-			irq_port_log(IRQ_LOG_WARN, "irq %u: its handlers claimed an unclaimed interrupt of irq %u (irqfixup; %llu times): misrouted?\n",
-				     irq, desc->irq_data.irq, (unsigned long long)other->def.fixup_claims);
+		__irq_health_fixup_claim(other, desc->irq_data.irq, irq_port_now_ns());
 		irq_port_unlock_irqrestore(&other->lock, flags);
 	}
 	if (claimed)

@@ -250,6 +250,13 @@ void note_interrupt(struct irq_desc *desc, irqreturn_t ret)
 	if (!polled) {
 		/* Only interrupts say anything about the line; polls are ours. */
 		irq_flood_account(desc, ret);
+		if (ret != IRQ_HANDLED && __atomic_load_n(&desc->def.watch_late_open, __ATOMIC_RELAXED)) {
+			/* Perhaps the interrupt of work a watch poll took just before: late, not lost. */
+			unsigned long flags = irq_port_lock_irqsave(&desc->lock);
+
+			__irq_watch_unclaimed(desc, irq_port_now_ns());
+			irq_port_unlock_irqrestore(&desc->lock, flags);
+		}
 	} else if (__atomic_load_n(&desc->def.watching, __ATOMIC_RELAXED)) {
 		unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 
@@ -316,8 +323,11 @@ void irq_defences_reset_line(struct irq_desc *desc)
 	def->failed_tests = 0;
 	def->storm.active = false;
 	def->storm.cause = 0;
+	def->misroute.active = false;
+	def->misroute.cause = 0;
 	def->poll_at_ns = 0;
 	__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
 	def->poll_gap_ns = 0;
 	__atomic_store_n(&def->watching, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&def->watch_late_open, 0, __ATOMIC_RELAXED);
 }

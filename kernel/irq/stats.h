@@ -83,7 +83,7 @@ const char *irq_status_string(unsigned int status, char *buf, size_t len);
 #define IRQ_HEALTH_WATCH_BAD   0x02u  /* watching: polls found work the interrupt should have delivered */
 #define IRQ_HEALTH_STORM       0x04u  /* a flood of unclaimed interrupts: line disabled and polled */
 #define IRQ_HEALTH_IRQPOLL     0x08u  /* irqpoll: polled because the boot command line says so */
-#define IRQ_HEALTH_MISROUTED   0x10u  /* irqfixup found this line's work on other lines' interrupts */
+#define IRQ_HEALTH_MISROUTED   0x10u  /* irqfixup found this line's work on other lines' interrupts lately */
 
 /* The defences' view of one line. */
 struct irq_line_health {
@@ -98,7 +98,10 @@ struct irq_line_health {
 	uint64_t reenable_at_ns;      /* while off: the next re-enable test (UINT64_MAX: never) */
 	uint64_t next_poll_ns;        /* when the poll timer fires next (0: not armed) */
 	uint64_t polls;               /* poll timer expiries since boot */
-	uint64_t fixup_claims;        /* other lines' unclaimed interrupts this line's handlers claimed */
+	uint64_t poll_runs;           /* runs of the handlers by a poll since boot (timer, irqfixup) */
+	uint64_t poll_found;          /* of those, runs some handler claimed: polls that found work */
+	uint64_t fixup_claims;        /* other lines' unclaimed interrupts this line's handlers claimed (since boot) */
+	uint64_t fixup_last_ns;       /* the latest of them (0: none); misrouted while recent */
 	unsigned int nr_actions;
 };
 
@@ -114,7 +117,12 @@ struct irq_action_health {
 	uint64_t completions_irq;     /* over its tokens: completions delivered by interrupt */
 	uint64_t completions_polled;  /* ... by polling */
 	uint64_t timeouts;            /* ... timed out */
+	uint64_t completions_late;    /* ... found by polling, judged late: their interrupt came after */
+	uint64_t completions_unsure;  /* ... found by polling, followed by one by interrupt: maybe late */
 	const char *watch;            /* "off", "watching", "polled", "wary" or "bad" */
+	uint64_t watch_late;          /* watch polls' finds whose interrupt came within the window (since boot) */
+	uint64_t watch_polled;        /* watch polls' finds no interrupt followed: counted polled (since boot) */
+	uint32_t watch_pending;       /* finds awaiting that verdict now */
 };
 
 /*

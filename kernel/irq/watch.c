@@ -23,6 +23,20 @@
  * note_interrupt, where the counters are stable. While the line is off for
  * flooding every delivery comes by polling: that says nothing about the
  * action, so the period is held.
+ *
+ * A poll that found work has not proved the interrupt lost (irqkit,
+ * watch_late_window_ns; the idea of expect.c's delayed verdict): a device
+ * that signals on its own clock (UHCI: at the next 1 ms frame) may have
+ * its interrupt on the way while the poll takes the work, and then the
+ * interrupt arrives and nobody claims it. So the finds wait (late_pending)
+ * until an unclaimed interrupt of the line comes - each one makes one of
+ * them a delivery by interrupt ("late") - or the window, counted from the
+ * first of them, is over: what is left was found by polling (counted and,
+ * the first time, announced). A period is not judged while finds wait.
+ * tejun2010 (window 0) counts them at once, as the 2010 patch did.
+ *
+ * When watching ends by a verdict, one info line says so with the counts
+ * since watch_irq, healthy or not, so that the log shows it either way.
  */
 #include "internals.h"
 
@@ -37,8 +51,71 @@ static uint32_t irq_watch_add(uint32_t a, uint64_t b)
 	return b >= (uint64_t)(IRQ_WATCH_COUNT_MAX - a) ? IRQ_WATCH_COUNT_MAX : a + (uint32_t)b;
 }
 
+/* Count @n deliveries of @action by interrupt (@late of them found by a poll first). Lock held. */
+static void __irq_watch_add_by_irq(struct irq_watch *w, uint64_t n, uint64_t late)
+{
+	w->nr_samples = irq_watch_add(w->nr_samples, n);
+	w->total_samples = irq_watch_add(w->total_samples, n);
+	w->total_late = irq_watch_add(w->total_late, late);
+	w->late_since_boot += late;
+}
+
+/* Count @n deliveries of @action that polls found and no interrupt followed; announce the first. Lock held. */
+static void __irq_watch_add_by_poll(struct irq_desc *desc, struct irqaction *action, uint64_t n, uint64_t now)
+{
+	struct irq_watch *w = &action->watch;
+
+	if (!n)
+		return;
+	w->nr_samples = irq_watch_add(w->nr_samples, n);
+	w->nr_polled = irq_watch_add(w->nr_polled, n);
+	w->total_samples = irq_watch_add(w->total_samples, n);
+	w->total_polled = irq_watch_add(w->total_polled, n);
+	w->polled_since_boot += n;
+	if (!(w->flags & (IRQ_WAT_POLLED | IRQ_WAT_BAD))) {
+		w->flags |= IRQ_WAT_POLLED;
+		__irq_health_begin(desc, action, &action->health, IRQ_HEALTH_WATCH_BAD,
+				   "watch: a poll found work its interrupt should have delivered; polled", now);
+	}
+}
+
+/* Forget the finds awaiting their verdict (the flood defence polls, or watching stops). Lock held. */
+static void __irq_watch_late_drop(struct irq_desc *desc, struct irq_watch *w)
+{
+	if (!w->late_pending)
+		return;
+	w->late_pending = 0;
+	__atomic_sub_fetch(&desc->def.watch_late_open, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Judge the finds of @action awaiting their verdict: each unclaimed
+ * interrupt of the line since the first of them makes one late (by
+ * interrupt); once @window_over, the rest were found by polling. Lock held.
+ */
+static void __irq_watch_late_settle(struct irq_desc *desc, struct irqaction *action, bool window_over, uint64_t now)
+{
+	struct irq_watch *w = &action->watch;
+	uint64_t unclaimed = desc->stats.unhandled - w->late_unhandled;
+	uint64_t late = unclaimed < w->late_pending ? unclaimed : w->late_pending;
+	uint32_t rest;
+
+	if (!w->late_pending)
+		return;
+	w->late_unhandled += late;
+	__irq_watch_add_by_irq(w, late, late);
+	rest = w->late_pending - (uint32_t)late;
+	if (rest && !window_over) {
+		w->late_pending = rest;
+		return;
+	}
+	__irq_watch_late_drop(desc, w);  /* closes the batch (late_pending still counts it open) */
+	__irq_watch_add_by_poll(desc, action, rest, now);
+}
+
 /* Count the deliveries of @action since the last look. Lock held, owner of the run. */
-static void __irq_watch_count(struct irq_desc *desc, struct irqaction *action, uint64_t now)
+static void __irq_watch_count(struct irq_desc *desc, struct irqaction *action, const struct irq_policy *p,
+			      uint64_t now)
 {
 	struct irq_watch *w = &action->watch;
 	uint64_t by_irq = action->handled - w->seen_handled;
@@ -48,15 +125,36 @@ static void __irq_watch_count(struct irq_desc *desc, struct irqaction *action, u
 	w->seen_polled = action->polled_handled;
 	if (desc->def.flood_off || desc->def.flood_testing) {
 		w->started_ns = now;  /* no verdict while the flood defence polls the line */
+		__irq_watch_late_drop(desc, w);
 		return;
 	}
-	w->nr_samples = irq_watch_add(w->nr_samples, by_irq + by_poll);
-	w->nr_polled = irq_watch_add(w->nr_polled, by_poll);
-	if (by_poll && !(w->flags & (IRQ_WAT_POLLED | IRQ_WAT_BAD))) {
-		w->flags |= IRQ_WAT_POLLED;
-		__irq_health_begin(desc, action, &action->health, IRQ_HEALTH_WATCH_BAD,
-				   "watch: a poll found work its interrupt should have delivered; polled", now);
+	__irq_watch_add_by_irq(w, by_irq, 0);
+	if (w->late_pending)
+		__irq_watch_late_settle(desc, action, now - w->late_from_ns >= p->watch_late_window_ns, now);
+	if (!by_poll)
+		return;
+	if (!p->watch_late_window_ns) {
+		__irq_watch_add_by_poll(desc, action, by_poll, now);
+		return;
 	}
+	if (!w->late_pending) {
+		__atomic_add_fetch(&desc->def.watch_late_open, 1, __ATOMIC_RELAXED);
+		w->late_from_ns = now;
+		w->late_unhandled = desc->stats.unhandled;
+	}
+	w->late_pending = irq_watch_add(w->late_pending, by_poll);
+}
+
+void __irq_watch_unclaimed(struct irq_desc *desc, uint64_t now)
+{
+	struct irqaction *a = desc->action;
+	unsigned int walked;
+
+	for (walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		if ((a->watch.flags & IRQ_WAT_WATCHING) && a->watch.late_pending)
+			__irq_watch_late_settle(desc, a, false, now);
+	/* The poll at the end of the window may not be needed any more. */
+	__irq_poll_reschedule(desc, now);
 }
 
 /* Stop watching @action; @how says why (NULL: silently, the action leaves). Lock held. */
@@ -67,9 +165,29 @@ static void __irq_watch_end(struct irq_desc *desc, struct irqaction *action, con
 	if (!(w->flags & IRQ_WAT_WATCHING))
 		return;
 	w->flags &= ~IRQ_WAT_WATCHING;
+	__irq_watch_late_drop(desc, w);
 	__atomic_sub_fetch(&desc->def.watching, 1, __ATOMIC_RELAXED);
 	if (how && (action->health.cause & IRQ_HEALTH_WATCH_BAD))
 		__irq_health_end(desc, action, &action->health, how, now);
+}
+
+/* Say that watching @action ended with @verdict, with its counts since watch_irq. Lock held. */
+static void __irq_watch_log_end(const struct irq_desc *desc, const struct irqaction *action, const char *verdict,
+				uint64_t now)
+{
+	const struct irq_watch *w = &action->watch;
+	unsigned int by_irq = (unsigned int)(w->total_samples - w->total_polled);
+
+	if (w->total_late)
+		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": watch ended after %llu s: %u of %u deliveries by interrupt (%u late, after a poll had found the work): %s\n",
+			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, action->name,
+			     (unsigned long long)((now - w->since_ns) / IRQ_POLICY_S), by_irq,
+			     (unsigned int)w->total_samples, (unsigned int)w->total_late, verdict);
+	else
+		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": watch ended after %llu s: %u of %u deliveries by interrupt: %s\n",
+			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, action->name,
+			     (unsigned long long)((now - w->since_ns) / IRQ_POLICY_S), by_irq,
+			     (unsigned int)w->total_samples, verdict);
 }
 
 /* The period of @action is over: judge it. Lock held. */
@@ -81,6 +199,7 @@ static void __irq_watch_judge(struct irq_desc *desc, struct irqaction *action, c
 
 	if (w->nr_samples >= p->watch_min_samples) {
 		if (polled_pct <= p->watch_wary_pct * w->nr_samples) {
+			__irq_watch_log_end(desc, action, action->health.active ? "recovered" : "healthy", now);
 			__irq_watch_end(desc, action, "watch: deliveries by interrupt again", now);
 		} else if (polled_pct <= p->watch_bad_pct * w->nr_samples) {
 			w->flags |= IRQ_WAT_WARY;
@@ -94,6 +213,7 @@ static void __irq_watch_judge(struct irq_desc *desc, struct irqaction *action, c
 		w->nr_polled = 0;
 	} else if (!w->nr_samples || !(w->flags & IRQ_WAT_POLLED)) {
 		/* Too little to go on, and nothing bad seen: do not hold on to it. */
+		__irq_watch_log_end(desc, action, "too few to judge", now);
 		__irq_watch_end(desc, action, "watch: ended, too few deliveries to judge", now);
 	}
 	w->started_ns = now;
@@ -111,11 +231,12 @@ void __irq_watch_update(struct irq_desc *desc, uint64_t now)
 
 		if (!(w->flags & IRQ_WAT_WATCHING))
 			continue;
-		__irq_watch_count(desc, a, now);
+		__irq_watch_count(desc, a, p, now);
 		if (w->flags & IRQ_WAT_BAD)
 			continue;  /* watched for good: no more periods */
 		period = (w->flags & IRQ_WAT_WARY) ? p->watch_wary_period_ns : p->watch_period_ns;
-		if (now - w->started_ns > period)
+		/* Finds awaiting their verdict belong to this period: judge it after them. */
+		if (now - w->started_ns > period && !w->late_pending)
 			__irq_watch_judge(desc, a, p, now);
 	}
 }
@@ -124,21 +245,27 @@ uint64_t __irq_watch_deadline(const struct irq_desc *desc, const struct irqactio
 {
 	const struct irq_policy *p = irq_policy();
 	const struct irq_watch *w = &action->watch;
-	uint64_t base, gap;
+	uint64_t base, gap, at;
 
 	(void)now;
 	if (!(w->flags & IRQ_WAT_WATCHING) || !p->watch_on)
 		return 0;
 	base = desc->def.last_poll_ns > w->started_ns ? desc->def.last_poll_ns : w->started_ns;
-	if (w->flags & (IRQ_WAT_POLLED | IRQ_WAT_BAD))
-		return base + __irq_poll_gap(desc, p->poll_normal_ns);
-	/* All well so far: the longer it has been watched, the slower. */
-	gap = base - w->started_ns;
-	if (gap < p->watch_interval_ns)
-		gap = p->watch_interval_ns;
-	if (gap > p->poll_slow_ns)
-		gap = p->poll_slow_ns;
-	return base + gap;
+	if (w->flags & (IRQ_WAT_POLLED | IRQ_WAT_BAD)) {
+		at = base + __irq_poll_gap(desc, p->poll_normal_ns);
+	} else {
+		/* All well so far: the longer it has been watched, the slower. */
+		gap = base - w->started_ns;
+		if (gap < p->watch_interval_ns)
+			gap = p->watch_interval_ns;
+		if (gap > p->poll_slow_ns)
+			gap = p->poll_slow_ns;
+		at = base + gap;
+	}
+	/* Finds awaiting their verdict: a poll when the window is over settles them. */
+	if (w->late_pending && w->late_from_ns + p->watch_late_window_ns < at)
+		at = w->late_from_ns + p->watch_late_window_ns;
+	return at;
 }
 
 void __irq_watch_stop(struct irq_desc *desc, struct irqaction *action)
@@ -170,6 +297,10 @@ void watch_irq(unsigned int irq, void *dev_id)
 			__atomic_add_fetch(&desc->def.watching, 1, __ATOMIC_RELAXED);
 		w->flags |= IRQ_WAT_WATCHING;
 		w->started_ns = now;
+		w->since_ns = now;
+		w->total_samples = 0;
+		w->total_polled = 0;
+		w->total_late = 0;
 		w->nr_samples = 0;
 		w->nr_polled = 0;
 		w->seen_handled = action->handled;

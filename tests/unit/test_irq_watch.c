@@ -20,6 +20,8 @@
 /* A keyboard-like device: an event every 50 ms, handled in 100 us. */
 #define EVENT_GAP_NS (50 * SIM_MS)
 #define EVENT_LATENCY_NS (100 * SIM_US)
+/* Slack after a deadline for the poll timer's 10 us minimum gap between polls. */
+#define IRQ_POLL_MIN_GAP_TEST_NS (SIM_MS)
 
 static struct sim_dev keyboard(uint32_t loss_ppm)
 {
@@ -96,9 +98,16 @@ static void a_watch_that_finds_lost_work_polls_at_the_normal_rate_and_marks_it_b
 	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
 	assert_int_equal(sim_dev_attach(&d), 0);
 	sim_dev_start(&d, 0);
-	/* The first watch poll finds the lost event. */
+	/* The first watch poll finds the lost event (at the same time whatever the profile). */
 	sim_run_for(p->watch_interval_ns);
 	assert_int_equal(d.by_poll, 1);
+	if (p->watch_late_window_ns) {
+		/* irqkit: its interrupt may still come; the verdict waits for the window. */
+		assert_string_equal(watch_state(), "watching");
+		assert_int_equal(irq_to_desc(LINE)->action->watch.late_pending, 1);
+		assert_false(irq_host_log_contains("a poll found work"));
+		sim_run_for(p->watch_late_window_ns);
+	}
 	assert_string_equal(watch_state(), "polled");
 	assert_int_equal(irq_get_action_health(LINE, 0, &ah), 0);
 	assert_int_equal(ah.causes, IRQ_HEALTH_WATCH_BAD);
@@ -118,6 +127,134 @@ static void a_watch_that_finds_lost_work_polls_at_the_normal_rate_and_marks_it_b
 	assert_true(d.completions - c0 >= 2 * p->watch_wary_period_ns / (EVENT_GAP_NS + p->poll_normal_ns + EVENT_LATENCY_NS));
 	assert_int_equal(d.double_completions, 0);
 	sim_dev_detach(&d);
+}
+
+/*
+ * Regression (USB engineers: false "a poll found work" on a healthy UHCI):
+ * every interrupt comes 15 ms after the device is done, as a UHCI signals
+ * at its next frame, so some slow watch polls run between the two, take the
+ * work, and the interrupt then arrives unclaimed. irqkit counts those as
+ * delivered by interrupt (late) and watching ends healthy; tejun2010 keeps
+ * the 2010 behaviour (judged at once: announced, polled).
+ */
+#define RACING_IRQ_DELAY_NS (15 * SIM_MS)
+
+static void a_device_whose_interrupt_is_late_by_less_than_the_window_never_goes_on_polling(void **state)
+{
+	const struct irq_policy *p;
+	struct sim_dev d = keyboard(0);
+	struct irq_action_health ah;
+	const struct irq_watch *w;
+
+	p = sim_case_start(state, NULL);
+	if (!p->watch_on)
+		return;  /* mainline has no watching */
+	d.irq_delay_ns = RACING_IRQ_DELAY_NS;
+	d.jitter_ns = 20 * SIM_MS;  /* so that the polls fall anywhere in the device's cycle */
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	w = &irq_to_desc(LINE)->action->watch;
+	sim_dev_start(&d, 0);
+	sim_run_for(p->watch_period_ns + p->poll_slow_ns);
+	/* The race did happen: polls took work whose interrupt was on its way. */
+	assert_true(d.by_poll >= 2);
+	assert_int_equal(d.lost_irqs, 0);
+	if (p == &irq_policies[IRQ_POLICY_TEJUN2010]) {
+		/* The 2010 patch judged a find at once; its profile keeps that. */
+		assert_int_equal(p->watch_late_window_ns, 0);
+		assert_true(irq_to_desc(LINE)->action->health.episodes >= 1);
+		assert_true(irq_host_log_contains_all("\"kbd\"", "a poll found work"));
+		sim_dev_detach(&d);
+		return;
+	}
+	assert_string_equal(watch_state(), "off");
+	assert_int_equal(irq_to_desc(LINE)->action->health.episodes, 0);
+	assert_false(irq_host_log_contains("a poll found work"));
+	assert_false(irq_host_log_contains("watch-found-lost"));
+	assert_int_equal(irq_get_action_health(LINE, 0, &ah), 0);
+	assert_int_equal(ah.causes, 0);
+	assert_int_equal(ah.watch_late, d.by_poll);
+	assert_int_equal(ah.watch_polled, 0);
+	assert_int_equal(w->total_polled, 0);
+	assert_int_equal(w->total_late, d.by_poll);
+	assert_true(irq_host_log_contains_all("\"kbd\": watch ended after 6", "late, after a poll had found the work): healthy"));
+	assert_int_equal(irq_to_desc(LINE)->def.watch_late_open, 0);
+	assert_int_equal(d.double_completions, 0);
+	assert_true(RACING_IRQ_DELAY_NS < p->watch_late_window_ns);
+	sim_dev_detach(&d);
+}
+
+/* An interrupt later than the window does not excuse the find: the delivery was by polling. */
+static void an_interrupt_later_than_the_window_leaves_the_find_polled(void **state)
+{
+	const struct irq_policy *p;
+	struct sim_dev d = keyboard(0);
+
+	p = sim_case_start(state, NULL);
+	/* One operation, done 1 ms before the first watch poll; its interrupt comes 5 ms after the window. */
+	d.irq_delay_ns = p->watch_late_window_ns + 6 * SIM_MS;
+	d.think_ns = SIM_HOUR;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, p->watch_interval_ns - SIM_MS - d.latency_ns);
+	sim_run_for(p->watch_interval_ns + p->watch_late_window_ns + SIM_MS);
+	assert_int_equal(d.by_poll, 1);
+	assert_string_equal(watch_state(), "polled");
+	assert_true(irq_host_log_contains_all("\"kbd\"", "a poll found work"));
+	assert_int_equal(irq_to_desc(LINE)->action->watch.late_since_boot, 0);
+	/* Its interrupt does come, unclaimed, after the window: that changes nothing. */
+	sim_run_for(10 * SIM_MS);
+	assert_int_equal(irq_to_desc(LINE)->stats.unhandled, 1);
+	assert_int_equal(irq_to_desc(LINE)->action->watch.late_since_boot, 0);
+	assert_int_equal(irq_to_desc(LINE)->action->watch.polled_since_boot, 1);
+	sim_dev_detach(&d);
+}
+
+/* Issue: `irqs` said "misrouted" for ever after one irqfixup claim. Now: while claims are recent. */
+#define FIXUP_LINE 11
+#define FIXUP_OTHER 10
+
+static void misrouted_lasts_while_irqfixup_claims_and_its_end_is_announced(void **state)
+{
+	struct sim_options fixup = { .irqfixup = true };
+	const struct irq_policy *p;
+	struct sim_dev lost = { .name = "lost", .irq = FIXUP_LINE, .misrouted = true, .raise_irq = FIXUP_OTHER,
+				.latency_ns = 100 * SIM_US, .think_ns = 10 * SIM_MS, .timeout_ns = SIM_S, .seed = 3 };
+	struct sim_dev host = { .name = "host", .irq = FIXUP_OTHER, .latency_ns = 100 * SIM_US,
+				.think_ns = 10 * SIM_MS, .seed = 4 };
+	struct irq_line_health lh;
+	uint64_t claims, stop_at;
+
+	p = sim_case_start(state, &fixup);
+	assert_int_equal(sim_line_setup(FIXUP_LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_line_setup(FIXUP_OTHER, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&lost), 0);
+	assert_int_equal(sim_dev_attach(&host), 0);
+	sim_dev_start(&lost, 0);
+	sim_run_for(2 * SIM_S);
+	assert_int_equal(irq_get_line_health(FIXUP_LINE, &lh), 0);
+	assert_true(lh.causes & IRQ_HEALTH_MISROUTED);
+	assert_true(lh.fixup_claims > 0);
+	assert_true(irq_host_log_contains_all("\"lost\"", "misrouted: its work came on another line"));
+	/* The misroute is undone: the device's interrupt comes on its own line again. */
+	lost.misrouted = false;
+	stop_at = sim_now();
+	claims = lh.fixup_claims;
+	sim_run_for(p->health_misroute_window_ns - 10 * SIM_MS);
+	assert_int_equal(irq_get_line_health(FIXUP_LINE, &lh), 0);
+	assert_true(lh.causes & IRQ_HEALTH_MISROUTED);  /* the evidence is still recent */
+	assert_true(lh.fixup_claims <= claims + 1);
+	sim_run_for(20 * SIM_MS + IRQ_POLL_MIN_GAP_TEST_NS);
+	assert_int_equal(irq_get_line_health(FIXUP_LINE, &lh), 0);
+	assert_int_equal(lh.causes & IRQ_HEALTH_MISROUTED, 0);
+	assert_true(lh.fixup_claims >= claims);  /* the since-boot count stays */
+	assert_true(lh.fixup_last_ns <= stop_at + lost.latency_ns + lost.think_ns + SIM_MS);
+	assert_true(irq_host_log_contains_all("\"lost\"", "misroute over"));
+	assert_int_equal(lost.timeouts, 0);
+	/* Nothing polls the line for the misroute any more. */
+	assert_int_equal(irq_to_desc(FIXUP_LINE)->def.poll_at_ns, 0);
+	sim_dev_detach(&lost);
+	sim_dev_detach(&host);
 }
 
 static void a_middling_ratio_makes_the_action_wary_and_a_good_wary_period_ends_it(void **state)
@@ -226,6 +363,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		SIM_CASES_PER_PROFILE(a_watch_of_working_interrupts_polls_slowly_and_ends_after_a_period),
 		SIM_CASES_PER_PROFILE(a_watch_that_finds_lost_work_polls_at_the_normal_rate_and_marks_it_bad),
+		SIM_CASES_PER_PROFILE(a_device_whose_interrupt_is_late_by_less_than_the_window_never_goes_on_polling),
+		SIM_CASE(an_interrupt_later_than_the_window_leaves_the_find_polled),
+		SIM_CASE(misrouted_lasts_while_irqfixup_claims_and_its_end_is_announced),
 		SIM_CASE_PROFILE(a_middling_ratio_makes_the_action_wary_and_a_good_wary_period_ends_it,
 				 IRQ_POLICY_IRQKIT, "irqkit"),
 		SIM_CASE_PROFILE(a_middling_ratio_makes_the_action_wary_and_a_good_wary_period_ends_it,

@@ -150,6 +150,8 @@ struct sim_dev {
 	uint64_t think_ns;
 	uint64_t late_irq_op;        /* this operation's interrupt comes late_irq_ns after it is done (0: none) */
 	uint64_t late_irq_ns;
+	uint64_t irq_delay_ns;       /* every interrupt comes this long after the operation is done (edge; 0: at once),
+				      * like a UHCI that signals at its next frame: a poll meanwhile finds the work */
 	bool start_in_handler;       /* the handler starts the next operation itself (think_ns 0), as PIO does */
 	uint64_t timeout_ns;         /* 0: waits for ever */
 	bool use_expect;

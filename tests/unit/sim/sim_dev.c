@@ -55,6 +55,10 @@ static void dev_complete(void *arg)
 		irq_port_timer_arm(&d->late_irq_timer, irq_port_now_ns() + d->late_irq_ns);
 		return;
 	}
+	if (d->irq_delay_ns && !d->level) {
+		irq_port_timer_arm(&d->late_irq_timer, irq_port_now_ns() + d->irq_delay_ns);
+		return;
+	}
 	if (d->level)
 		sim_line_set_source(dev_raise_line(d), d->source, true);
 	else
