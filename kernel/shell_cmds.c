@@ -52,15 +52,18 @@ static int cmd_uptime(int argc, char **argv)
 	return 0;
 }
 
+/* One row of the table; "polled" counts polls that found work (the health section has the rest). */
 static void print_line(const struct irq_line_stats *s)
 {
 	char state[64];
 	struct irq_action_stats a;
+	struct irq_line_health h;
+	uint64_t found = irq_get_line_health(s->irq, &h) == 0 ? h.poll_found : s->polled;
 
 	cprintf("%3u %10llu %10llu %9llu %8llu %8llu  %-8s %-5s %-7s %-10s ", s->irq,
 		(unsigned long long)s->delivered, (unsigned long long)s->handled,
 		(unsigned long long)s->unhandled, (unsigned long long)s->spurious,
-		(unsigned long long)s->polled, s->chip_name ? s->chip_name : "-",
+		(unsigned long long)found, s->chip_name ? s->chip_name : "-",
 		s->trigger ? s->trigger : "-", s->flow ? s->flow : "-",
 		irq_status_string(s->status, state, sizeof(state)));
 	for (unsigned int i = 0; irq_get_action_stats(s->irq, i, &a) == 0; i++)
@@ -93,14 +96,24 @@ static void print_health(void)
 					(unsigned long long)((h.reenable_at_ns > now ? h.reenable_at_ns - now : 0) / NS_PER_MS));
 			cprintf(" (floods since boot: %u)\n", h.floods);
 		}
+		if (h.poll_runs)
+			cprintf("  line %u: polls %llu: %llu found work, %llu found nothing\n", irq,
+				(unsigned long long)h.poll_runs, (unsigned long long)h.poll_found,
+				(unsigned long long)(h.poll_runs - h.poll_found));
+		if (h.fixup_claims && !(h.causes & IRQ_HEALTH_MISROUTED))
+			cprintf("  line %u: misrouted no more: irqfixup claims since boot %llu, the latest %llu ms ago\n", irq,
+				(unsigned long long)h.fixup_claims, (unsigned long long)((now - h.fixup_last_ns) / NS_PER_MS));
 		for (unsigned int i = 0; irq_get_action_health(irq, i, &a) == 0; i++) {
-			if (!a.causes && !a.tokens && strcmp(a.watch, "off") == 0)
+			if (!a.causes && !a.tokens && strcmp(a.watch, "off") == 0 && !a.watch_late && !a.watch_polled)
 				continue;
-			cprintf("  line %u %s: %s%s%swatch %s, expect tokens %u (%u verified), completions %llu by irq / %llu by polling / %llu timed out\n",
+			cprintf("  line %u %s: %s%s%swatch %s (finds by its polls: %llu late, %llu polled, %u awaiting), expect tokens %u (%u verified), completions %llu by irq / %llu by polling (%llu late, %llu unsure) / %llu timed out\n",
 				irq, a.name, a.causes ? "ON POLLING: " : "",
 				a.causes ? irq_health_cause_string(a.causes, why, sizeof(why)) : "", a.causes ? ", " : "",
-				a.watch, a.tokens, a.tokens_verified, (unsigned long long)a.completions_irq,
-				(unsigned long long)a.completions_polled, (unsigned long long)a.timeouts);
+				a.watch, (unsigned long long)a.watch_late, (unsigned long long)a.watch_polled,
+				(unsigned int)a.watch_pending, a.tokens, a.tokens_verified,
+				(unsigned long long)a.completions_irq, (unsigned long long)a.completions_polled,
+				(unsigned long long)a.completions_late, (unsigned long long)a.completions_unsure,
+				(unsigned long long)a.timeouts);
 		}
 	}
 	if (!unhealthy)
