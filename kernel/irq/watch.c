@@ -235,8 +235,12 @@ void __irq_watch_update(struct irq_desc *desc, uint64_t now)
 		if (w->flags & IRQ_WAT_BAD)
 			continue;  /* watched for good: no more periods */
 		period = (w->flags & IRQ_WAT_WARY) ? p->watch_wary_period_ns : p->watch_period_ns;
-		/* Finds awaiting their verdict belong to this period: judge it after them. */
-		if (now - w->started_ns > period && !w->late_pending)
+		/*
+		 * Finds awaiting their verdict from within this period belong
+		 * to it: judge it after them (those found after its end go to
+		 * the next, so a device whose every poll finds work is judged).
+		 */
+		if (now - w->started_ns > period && (!w->late_pending || w->late_from_ns - w->started_ns > period))
 			__irq_watch_judge(desc, a, p, now);
 	}
 }

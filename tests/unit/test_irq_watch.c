@@ -184,6 +184,24 @@ static void a_device_whose_interrupt_is_late_by_less_than_the_window_never_goes_
 	sim_dev_detach(&d);
 }
 
+/* A busy device whose interrupts are all lost: every poll finds work, a find always waits; still judged bad. */
+static void a_busy_device_whose_every_poll_finds_work_is_still_judged_bad(void **state)
+{
+	const struct irq_policy *p;
+	struct sim_dev d = keyboard(SIM_PPM);
+
+	p = sim_case_start(state, NULL);
+	d.think_ns = 200 * SIM_US;  /* new work well within every poll gap */
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	sim_run_for(p->watch_period_ns + p->poll_slow_ns);
+	assert_string_equal(watch_state(), "bad");
+	assert_true(irq_host_log_contains_all("\"kbd\"", "bad, polled for good"));
+	assert_int_equal(irq_to_desc(LINE)->action->watch.late_since_boot, 0);
+	sim_dev_detach(&d);
+}
+
 /* An interrupt later than the window does not excuse the find: the delivery was by polling. */
 static void an_interrupt_later_than_the_window_leaves_the_find_polled(void **state)
 {
@@ -365,6 +383,7 @@ int main(void)
 		SIM_CASES_PER_PROFILE(a_watch_that_finds_lost_work_polls_at_the_normal_rate_and_marks_it_bad),
 		SIM_CASES_PER_PROFILE(a_device_whose_interrupt_is_late_by_less_than_the_window_never_goes_on_polling),
 		SIM_CASE(an_interrupt_later_than_the_window_leaves_the_find_polled),
+		SIM_CASE(a_busy_device_whose_every_poll_finds_work_is_still_judged_bad),
 		SIM_CASE(misrouted_lasts_while_irqfixup_claims_and_its_end_is_announced),
 		SIM_CASE_PROFILE(a_middling_ratio_makes_the_action_wary_and_a_good_wary_period_ends_it,
 				 IRQ_POLICY_IRQKIT, "irqkit"),
