@@ -105,10 +105,10 @@ static uint64_t __irq_poll_want(struct irq_desc *desc, uint64_t now)
 	return want;
 }
 
-void __irq_poll_reschedule(struct irq_desc *desc, uint64_t now)
+/* Arm (or cancel) the poll timer for @want (0: none), as __irq_poll_want computed it. Lock held. */
+static void __irq_poll_arm(struct irq_desc *desc, uint64_t want, uint64_t now)
 {
 	struct irq_defence_line *def = &desc->def;
-	uint64_t want = __irq_poll_want(desc, now);
 
 	/*
 	 * Arm early by the timer's measured lateness, so that the poll runs
@@ -135,6 +135,11 @@ void __irq_poll_reschedule(struct irq_desc *desc, uint64_t now)
 	def->poll_at_ns = want;
 	__atomic_store_n(&def->poll_at_word, irq_poll_word_encode(want), __ATOMIC_SEQ_CST);
 	def->poll_arms++;
+}
+
+void __irq_poll_reschedule(struct irq_desc *desc, uint64_t now)
+{
+	__irq_poll_arm(desc, __irq_poll_want(desc, now), now);
 }
 
 /* After a poll: adapt the gap of the fast polls to what the poll found. Lock held. */
@@ -183,8 +188,9 @@ struct irq_poll_chain {
  * as that lateness after a find, a poll that found nothing is followed by
  * another at once: the timer could not bring one sooner, and the device,
  * which just took the next command, is due any moment. At most
- * IRQ_POLL_RERUN_MAX in a row. RETURNS whether to poll again now (the
- * timer is then disarmed).
+ * IRQ_POLL_RERUN_MAX in a row. The next poll is worked out once per poll
+ * and the timer armed only when the run ends (a rerun used to arm it and
+ * cancel it again). RETURNS whether to poll again now.
  */
 static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct irq_poll_chain *chain)
 {
@@ -192,7 +198,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	struct irqaction *a;
 	unsigned int walked;
 	unsigned long flags;
-	uint64_t now;
+	uint64_t now, want, late;
 	int found = irq_poll_line(desc);
 	bool again;
 
@@ -204,22 +210,28 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 		__irq_expect_mark_polled(a, poll_ns);
 	__irq_health_remind(desc, now);
-	__irq_poll_reschedule(desc, now);
+	want = __irq_poll_want(desc, now);
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 		__irq_expect_age(a);
+	late = def->poll_late_ns;
 	if (found == IRQ_HANDLED)
-		chain->spin_until = now + def->poll_late_ns;
-	again = chain->polls < IRQ_POLL_RERUN_MAX && def->poll_at_ns &&
-		(found == IRQ_HANDLED ? def->poll_at_ns <= now
-				      : now < chain->spin_until && def->poll_at_ns <= chain->spin_until);
+		chain->spin_until = now + late;
+	/* Armed for want, the timer would fire at want - late, not before now (__irq_poll_arm). */
+	again = chain->polls < IRQ_POLL_RERUN_MAX && want &&
+		(found == IRQ_HANDLED ? want <= now + late
+				      : now < chain->spin_until && want <= chain->spin_until + late);
 	if (again) {
-		irq_poll_cancel(desc);
-		def->poll_at_ns = 0;
-		__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
+		if (def->poll_at_ns) {  /* armed by what the handler did (a token verified): this poll comes first */
+			irq_poll_cancel(desc);
+			def->poll_at_ns = 0;
+			__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
+		}
 		def->polls++;
 		def->poll_reruns++;
 		def->timer_poll_running = true;
 		chain->polls++;
+	} else {
+		__irq_poll_arm(desc, want, now);
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	return again;
@@ -229,7 +241,7 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 {
 	unsigned long flags;
 	uint64_t now = irq_port_now_ns(), want;
-	struct irq_poll_chain chain = { 0, 0 };
+	struct irq_poll_chain chain = { 0 };
 
 	flags = irq_port_lock_irqsave(&desc->lock);
 	__irq_poll_note_lateness(desc, now);

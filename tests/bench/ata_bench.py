@@ -21,7 +21,7 @@ SLOW_RUN_S seconds of guest time), after one warm-up run that is not
 counted: sleep=on lets host load into guest time, and one hiccup of the
 host must not make a figure.
 
-Usage: ata_bench.py [--sectors N] [--reps N] [--policies irqkit,tejun2010,mainline]
+Usage: ata_bench.py [--sectors N] [--reps N] [--policies irqkit,tejun2010,mainline] [--kernel ELF]
        (default 2048 sectors = 1 MiB, 5 runs, all three)
 """
 import argparse
@@ -32,6 +32,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
+import irqkit_qemu  # noqa: E402
 from irqkit_qemu import ROOT, Guest  # noqa: E402
 
 ICOUNT_SHIFT = 3          # 8 ns of guest time per executed instruction
@@ -99,7 +100,10 @@ def main():
     ap.add_argument("--sectors", type=int, default=2048)
     ap.add_argument("--reps", type=int, default=REPS)
     ap.add_argument("--policies", default=",".join(POLICIES))
+    ap.add_argument("--kernel", default=None, help="boot this ELF instead of build/kernel.elf (A/B comparisons)")
     args = ap.parse_args()
+    if args.kernel:
+        irqkit_qemu.KERNEL = os.path.abspath(args.kernel)
     if not wired():
         print("bench-ata: skipped: ata_cmd is not in the shell table yet (see docs/ata.md)")
         return 0

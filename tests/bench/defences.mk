@@ -4,7 +4,9 @@
 # 0 %), interrupts taken before a flood is contained, time until a line is
 # back on interrupts after a flood, and the callgrind instruction count of
 # expect_irq+unexpect_irq on a verified token (plus the port locks and poll
-# timer arms per pair: the target is none of either). gcc -O2 host build
+# timer arms per pair: the target is none of either), and what one poll
+# timer event costs at 100 % loss beside one interrupt at 0 % (the
+# "delivery" mode; the poll path's price per completion). gcc -O2 host build
 # without sanitizers; docs/defences.md records the figures.
 DEFENCES_BENCH_BIN := $(BUILD)/host/bench/defences_bench
 DEFENCES_BENCH_PAIRS ?= 20000
@@ -31,4 +33,17 @@ bench-defences: $(DEFENCES_BENCH_BIN)
 		awk -v ir=$$ir -v n=$(DEFENCES_BENCH_PAIRS) '/^locks_per_pair/ { \
 			printf " %7.1f (%s lk, %s arm)", ir / n, $$2 + 0, $$4 + 0 }' $$out/defences-$$p.txt; \
 	done; echo; \
-	echo "  (mainline has no expecting: its pair only checks the profile and returns)"
+	echo "  (mainline has no expecting: its pair only checks the profile and returns)"; \
+	printf "  %-44s" "irqkit, per poll timer event at 100 % loss"; \
+	valgrind --tool=callgrind --callgrind-out-file=$$out/defences-poll.callgrind \
+		--toggle-collect=irq_poll_timer_expired $(DEFENCES_BENCH_BIN) delivery irqkit 100 \
+		> $$out/defences-poll.txt 2> $$out/defences-poll.log || { cat $$out/defences-poll.log; exit 1; }; \
+	ir=$$(awk '/^(summary|totals):/ { print $$2; exit }' $$out/defences-poll.callgrind); \
+	awk -v ir=$$ir '/^completions/ { printf " %7.1f Ir (%s events, %s completions)\n", ir / $$4, $$4, $$2 }' $$out/defences-poll.txt; \
+	printf "  %-44s" "irqkit, per interrupt at 0 % loss"; \
+	valgrind --tool=callgrind --callgrind-out-file=$$out/defences-irq.callgrind \
+		--toggle-collect=generic_handle_irq $(DEFENCES_BENCH_BIN) delivery irqkit 0 \
+		> $$out/defences-irq.txt 2> $$out/defences-irq.log || { cat $$out/defences-irq.log; exit 1; }; \
+	ir=$$(awk '/^(summary|totals):/ { print $$2; exit }' $$out/defences-irq.callgrind); \
+	awk -v ir=$$ir '/^completions/ { printf " %7.1f Ir (%s interrupts)\n", ir / $$6, $$6 }' $$out/defences-irq.txt; \
+	echo "  (both include the simulated device's handler and the host port's pthread locks)"

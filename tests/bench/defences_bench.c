@@ -21,6 +21,10 @@
  *       bench_expect_measure(), the only function callgrind collects
  *       (--toggle-collect); prints the port locks taken and the poll timer
  *       arms per pair ("locks_per_pair L arms_per_pair A").
+ *   defences_bench delivery PROFILE LOSS
+ *       the disk at LOSS % loss, jitter-free, for callgrind's cost per poll
+ *       timer event (irq_poll_timer_expired) or per interrupt
+ *       (generic_handle_irq); prints the counts to divide by.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,8 +264,41 @@ static int run_verified(const char *profile, unsigned long n)
 	return 0;
 }
 
+/*
+ * The disk at @loss_pct % interrupt loss for 2 s of virtual time after a
+ * warm-up: prints the timer polls, interrupts and completions of the
+ * measured part, for callgrind's --toggle-collect=irq_poll_timer_expired
+ * (instructions per poll timer event, the device's handler included) or
+ * --toggle-collect=generic_handle_irq (per interrupt). Jitter-free, so the
+ * run repeats exactly.
+ */
+static int run_delivery(const char *profile, unsigned int loss_pct)
+{
+	struct sim_dev d = disk(loss_pct * 10000u);
+	const struct irq_desc *desc = irq_to_desc(DISK_LINE);
+	uint64_t c0, p0, i0;
+
+	start(profile);
+	d.jitter_ns = 0;
+	sim_line_setup(DISK_LINE, SIM_EDGE);
+	sim_dev_attach(&d);
+	sim_dev_start(&d, 0);
+	sim_run_for(SIM_S);
+	c0 = d.completions;
+	p0 = desc->def.polls + desc->def.poll_skips;
+	i0 = desc->stats.delivered;
+	sim_run_for(2 * SIM_S);
+	printf("completions %llu timer_events %llu interrupts %llu\n", (unsigned long long)(d.completions - c0),
+	       (unsigned long long)(desc->def.polls + desc->def.poll_skips - p0),
+	       (unsigned long long)(desc->stats.delivered - i0));
+	sim_dev_detach(&d);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "delivery") && irq_policy_by_name(argv[2]))
+		return run_delivery(argv[2], (unsigned int)strtoul(argv[3], NULL, 10) % 101u);
 	if (argc == 2 && !strcmp(argv[1], "table")) {
 		print_table();
 		return 0;
@@ -272,6 +309,6 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "verified") && irq_policy_by_name(argv[2]))
 		return run_verified(argv[2], strtoul(argv[3], NULL, 10));
-	fprintf(stderr, "usage: defences_bench table | sim | verified irqkit|tejun2010|mainline N\n");
+	fprintf(stderr, "usage: defences_bench table | sim | verified irqkit|tejun2010|mainline N | delivery PROFILE LOSS%%\n");
 	return 2;
 }
