@@ -48,3 +48,6 @@ boot_stack_guard:
 boot_stack_bottom:
 	.skip BOOT_STACK_SIZE
 boot_stack_top:
+
+/* No executable stack: the kernel never runs code from its stack. */
+.section .note.GNU-stack,"",@progbits

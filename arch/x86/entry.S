@@ -51,3 +51,6 @@ trap_common:
 	popal
 	addl $8, %esp               /* vector and error code */
 	iret
+
+/* No executable stack: the kernel never runs code from its stack. */
+.section .note.GNU-stack,"",@progbits
