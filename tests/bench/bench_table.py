@@ -18,6 +18,7 @@ Usage: bench_table.py [--dir build/bench] [--since STAMP] [--out build/bench/tab
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -62,17 +63,28 @@ def modes_of(values):
 
 
 def qemu_cond(d, mode):
-    return f"QEMU pc, {mode}, -icount shift={d['icount_shift']},sleep={d['sleep']}"
+    return f"pc, {mode}, -icount shift={d['icount_shift']},sleep={d['sleep']}"
+
+
+def usb_error(err):
+    """usb_bench.py's time-out message names the log line it waited for as a regex."""
+    m = re.search(r"no /(.*?)/ in the serial output after (\d+) s", err)
+    if not m:
+        return f"USB unusable ({err})"
+    line = re.sub(r"\s+on$", "", re.sub(r"\.\*|\\n", "", m.group(1)).strip())
+    return f"USB unusable (no '{line}' within {m.group(2)} s)"
 
 
 def ata_rows(d):
     if "skipped" in d:
         why = nm(d["skipped"])
-        return [(f"ATA {op} at {p} % lost interrupts", "MB/s", "-", {q: why for q in POLICIES})
-                for op in ("read", "write") for p in (0, 50, 100)]
+        return "", [(f"ATA {op} at {p} % lost interrupts", "MB/s", "-", {q: why for q in POLICIES})
+                    for op in ("read", "write") for p in (0, 50, 100)]
+    note = (f"`ata bench hda 0 {d['sectors']}` ({d['sectors'] // 2} KiB written, read back, verified) "
+            f"after a warm-up run; `inject ata-drop:50`, then `:100`, in the same boot; each figure the "
+            f"median of {d['reps']} runs, or 1 run when a run takes over 2 s (tests/bench/ata_bench.py)")
     by = {(r["policy"], r["drop"]): r for r in d["rows"]}
-    cond = (qemu_cond(d, modes_of(r.get("mode") for r in d["rows"]))
-            + f", `ata bench hda 0 {d['sectors']}`, median of up to {d['reps']} runs")
+    cond = qemu_cond(d, modes_of(r.get("mode") for r in d["rows"]))
     rows = []
     for op in ("read", "write"):
         for drop in (0, 50, 100):
@@ -86,7 +98,7 @@ def ata_rows(d):
                 cells[p] = v + ("" if r["verified"] else " DATA WRONG")
             unit = "MB/s guest time" + ("" if drop == 0 else " (ratio to 0 %)")
             rows.append((f"ATA {op} at {drop} % lost interrupts", unit, cond, cells))
-    return rows
+    return note, rows
 
 
 def usb_rows(d):
@@ -94,22 +106,24 @@ def usb_rows(d):
              ("keystroke latency, worst", "ms guest time", "worst"),
              ("usb-storage read", "MB/s guest time", "mbs")]
     if "skipped" in d:
-        return [(f"USB {n}, {dl}", u, "-", {q: nm(d["skipped"]) for q in POLICIES})
-                for n, u, _ in names for dl in ("healthy", "misrouted")]
+        return "", [(f"USB {n}, {dl}", u, "-", {q: nm(d["skipped"]) for q in POLICIES})
+                    for n, u, _ in names for dl in ("healthy", "misrouted")]
     by = {(r["policy"], r["delivery"]): r for r in d["rows"]}
-    cond_base = (f"usb-kbd + usb-storage on the PIIX3 UHCI, {d['keys']} keys, "
-                 "`blk crc usba 0 4096` (2 MiB)")
+    note = (f"usb-kbd (port 1) and usb-storage (port 2) on the PIIX3 UHCI, one boot per policy and "
+            f"delivery; {d['keys']} keys sent one at a time with QMP send-key, latency from the PM timer "
+            f"read before send-key to the character entering the console ring; `blk crc usba 0 4096` "
+            f"(2 MiB, CRC checked on the host) (tests/bench/usb_bench.py)")
     rows = []
     for delivery, label in (("healthy", "healthy"), ("uhci-misroute", "misrouted (fault=uhci-misroute)")):
         rs = [by.get((p, delivery)) for p in POLICIES]
-        cond = qemu_cond(d, modes_of(r.get("mode") for r in rs if r)) + ", " + cond_base
+        cond = qemu_cond(d, modes_of(r.get("mode") for r in rs if r and "error" not in r))
         for name, unit, key in names:
             cells = {}
             for p, r in zip(POLICIES, rs):
                 if r is None:
                     cells[p] = nm("no figure from this policy's boot")
                 elif "error" in r:
-                    cells[p] = f"USB unusable ({r['error']})"
+                    cells[p] = usb_error(r["error"])
                 elif key == "mbs":
                     cells[p] = nm("no rate printed") if r["mbs"] is None else \
                         f"{r['mbs']:.2f}" + ("" if r["crc_ok"] else " CRC WRONG")
@@ -119,7 +133,7 @@ def usb_rows(d):
                     v = max(r["upper"]) if key == "worst" else statistics.median(r["upper"])
                     cells[p] = f"{v:.2f}" + (f" ({r['lost']} keys lost)" if r["lost"] else "")
             rows.append((f"USB {name}, {label}", unit, cond, cells))
-    return rows
+    return note, rows
 
 
 def fmt_s(v):
@@ -128,11 +142,14 @@ def fmt_s(v):
 
 def storm_rows(d):
     rows = []
-    cond0 = f"QEMU pc, -icount shift={d['icount_shift']},sleep={d['sleep']}, `cpuload {d['load_ms']}`"
+    note = (f"one boot per source and policy, storm injected at the shell; CPU share = `cpuload "
+            f"{d['load_ms']}` (busy loop with interrupts on vs off); \"before\" is one `noirqdebug` boot per "
+            f"source, the same for every policy (tests/bench/storm_bench.py). Sources: "
+            + "; ".join(f"{k}: {v}" for k, v in STORM_SOURCES.items()))
     for source, s in d["sources"].items():
         figs = s["profiles"]
         mode = modes_of(f.get("mode") for f in figs.values() if "na" not in f)
-        cond = f"{source}: {STORM_SOURCES.get(source, source)}; " + cond0.replace("QEMU pc,", f"QEMU pc, {mode},")
+        cond = qemu_cond(d, mode)
         spec = [
             ("interrupts until contained", "interrupts", lambda f: f"{f['irqs']}"),
             ("time until contained", "ms guest time", lambda f: f"{f['ms']:.0f}"),
@@ -150,9 +167,10 @@ def storm_rows(d):
                 cells[p] = nm("not run") if f is None else nm(f["na"]) if "na" in f else get(f)
             rows.append((f"storm {source}: {name}", unit, cond, cells))
     ip = d.get("irqpoll")
-    cond = f"idle, healthy, -usb -device usb-kbd; QEMU pc, {{}}, -icount shift={d['icount_shift']},sleep={d['sleep']}"
+    cond = "idle, healthy, -usb -device usb-kbd; " + qemu_cond(d, "{}")
     if ip is None:
-        rows.append(("irqpoll: CPU share lost, idle", "% of CPU", "-", {p: nm("run with --no-irqpoll") for p in POLICIES}))
+        rows.append(("CPU share lost, idle, with irqpoll", "% of CPU", "-",
+                     {p: nm("run with --no-irqpoll") for p in POLICIES}))
     else:
         mode = modes_of(m for p in POLICIES if p in ip for m in ip[p]["modes"])
         for key, label in (("without", "without irqpoll"), ("with", "with irqpoll")):
@@ -160,13 +178,17 @@ def storm_rows(d):
                          {p: f"{ip[p][key]:.1f} %" if p in ip and ip[p][key] is not None else nm("no figure")
                           for p in POLICIES}))
     rows.append(("CPU share lost, idle, with irqfixup", "% of CPU", "-",
-                 {p: nm("no bench measures irqfixup yet; storm_bench.py measures irqpoll only") for p in POLICIES}))
-    return rows
+                 {p: nm("no bench runs irqfixup") for p in POLICIES}))
+    return note, rows
 
 
 def hot_rows(irq, dfn):
-    cond = (f"host build gcc {irq['cc']} -O2, {irq['valgrind']} callgrind, {irq['ops']} ops, "
-            "host port (checking pthread mutex)")
+    note = (f"host build, gcc {irq['cc']} -O2, no sanitizers, {irq['valgrind']} --tool=callgrind, only the "
+            f"measured loop counted; bench-irq: {irq['ops']} interrupts through generic_handle_irq() on a no-op "
+            f"chip, one handler returning IRQ_HANDLED, host port lock = checking pthread mutex; bench-defences: "
+            f"{dfn['pairs']} expect/unexpect pairs on a verified token (tests/bench/bench_irq.c, "
+            f"tests/bench/defences_bench.c)")
+    cond = "host, callgrind (exact)"
     by = {r["mode"]: r for r in irq["rows"]}
     rows = []
     for mode, label in (("edge", "handled edge interrupt, generic_handle_irq()"),
@@ -175,24 +197,23 @@ def hot_rows(irq, dfn):
         r = by.get(mode)
         v = nm(f"bench-irq printed no {mode} figure") if r is None else f"{r['ir']:.1f} ({r['locks']} lock pairs)"
         rows.append((label, "Ir per interrupt", cond,
-                     {"irqkit": v, "tejun2010": nm("bench-irq runs the default profile only"),
-                      "mainline": nm("bench-irq runs the default profile only")}))
+                     {"irqkit": v, "tejun2010": nm("bench-irq: default profile only"),
+                      "mainline": nm("bench-irq: default profile only")}))
     if "lockpair" in by:
         rows.append(("host port lock+unlock pair (part of the above)", "Ir", cond,
-                     {p: f"{by['lockpair']['ir']:.1f}" for p in POLICIES}))
-    cond = (f"host build gcc {dfn['cc']} -O2, {dfn['valgrind']} callgrind, {dfn['pairs']} pairs, "
-            "token verified")
+                     {p: f"{by['lockpair']['ir']:.1f}" if p == "irqkit" else "same (no profile involved)"
+                      for p in POLICIES}))
     v = dfn["verified"]
     rows.append(("expect_irq()+unexpect_irq(), verified pair", "Ir per pair (port locks, poll timer arms)", cond,
                  {p: f"{v[p]['ir']:.1f} ({v[p]['locks']:g}, {v[p]['arms']:g})" if p in v else nm("no figure")
                   for p in POLICIES}))
-    return rows
+    return note, rows
 
 
 def markdown(sections):
     out = []
-    for title, rows in sections:
-        out.append(f"**{title}**\n")
+    for title, (note, rows) in sections:
+        out.append(f"**{title}**" + (f": {note}" if note else "") + "\n")
         out.append("| figure | unit | " + " | ".join(POLICIES) + " | conditions |")
         out.append("| --- | --- | " + " | ".join("---:" for _ in POLICIES) + " | --- |")
         for name, unit, cond, cells in rows:
