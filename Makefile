@@ -166,7 +166,8 @@ test: deps
 	@$(MAKE) --no-print-directory cross
 	@$(MAKE) --no-print-directory qemu-test
 
-bench: deps $(BENCH_TARGETS)
+# bench-start first and bench-table last (tests/bench/table.mk): make takes them in this order
+bench: deps bench-start $(BENCH_TARGETS) bench-table
 
 clean:
 	rm -rf $(BUILD)

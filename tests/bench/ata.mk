@@ -36,4 +36,4 @@ bench-ata: $(ATA_BENCH_BIN) $(BUILD)/kernel.elf
 			d["lost16"] = "16 sectors, interrupt lost, driver recovers"; \
 			d["idle"] = "handler call with nothing in flight" } \
 		{ printf "  %-46s %8.1f Ir\n", d[$$1], $$2 / ops }'
-	@$(PYTHON) tests/bench/ata_bench.py --sectors $(ATA_BENCH_SECTORS)
+	@$(PYTHON) tests/bench/ata_bench.py --sectors $(ATA_BENCH_SECTORS) --json $(BENCH_JSON_DIR)/ata.json

@@ -21,10 +21,12 @@ SLOW_RUN_S seconds of guest time), after one warm-up run that is not
 counted: sleep=on lets host load into guest time, and one hiccup of the
 host must not make a figure.
 
-Usage: ata_bench.py [--sectors N] [--reps N] [--policies irqkit,tejun2010,mainline] [--kernel ELF]
-       (default 2048 sectors = 1 MiB, 5 runs, all three)
+Usage: ata_bench.py [--sectors N] [--reps N] [--policies irqkit,tejun2010,mainline] [--kernel ELF] [--json PATH]
+       (default 2048 sectors = 1 MiB, 5 runs, all three; --json also writes the figures
+       there for tests/bench/bench_table.py)
 """
 import argparse
+import json
 import os
 import re
 import sys
@@ -86,11 +88,13 @@ def run_policy(image, policy, sectors, reps):
         m = re.search(r"irq: defences on, profile (\w+)", log)
         profile = m.group(1) if m and "unknown parameter 'irqpolicy'" not in log else "-"
         expecting = "IRQ expecting on" in g.command("ata")
+        mode = re.search(r"interrupt mode: (IO-APIC|8259 PIC)", log)
+        mode = mode.group(1) if mode else "unknown"
         bench(g, sectors)   # warm-up, not counted: the image's first writes cost the host more
         for drop in DROPS:
             if drop:
                 assert "INJECTED" in g.command(f"inject ata-drop:{drop}"), "ata-drop refused"
-            yield drop, median_bench(g, sectors, reps), f"{profile}/{'on' if expecting else 'off'}"
+            yield drop, median_bench(g, sectors, reps), f"{profile}/{'on' if expecting else 'off'}", mode
     finally:
         g.kill()
 
@@ -101,12 +105,16 @@ def main():
     ap.add_argument("--reps", type=int, default=REPS)
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--kernel", default=None, help="boot this ELF instead of build/kernel.elf (A/B comparisons)")
+    ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     if args.kernel:
         irqkit_qemu.KERNEL = os.path.abspath(args.kernel)
     if not wired():
         print("bench-ata: skipped: ata_cmd is not in the shell table yet (see docs/ata.md)")
+        if args.json:
+            write_json(args.json, {"bench": "ata", "skipped": "ata_cmd is not in the shell table"})
         return 0
+    rows = []
     # The image in RAM where there is a tmpfs: the host's disk must not be what is measured.
     shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="irqkit-ata-bench-", dir=shm) as tmp:
@@ -121,7 +129,7 @@ def main():
         failed = False
         for policy in args.policies.split(","):
             base = None
-            for drop, r, profile in run_policy(image, policy, args.sectors, args.reps):
+            for drop, r, profile, mode in run_policy(image, policy, args.sectors, args.reps):
                 base = base or r
                 wr = r["write"] / base["write"] if base["write"] else 0
                 rr = r["read"] / base["read"] if base["read"] else 0
@@ -129,9 +137,20 @@ def main():
                 print(f"  {policy:<10} {drop:>3}%  {r['write']:>10.2f} {wr:>6.2f}  {r['read']:>9.2f} {rr:>6.2f}"
                       f"  {r['serviced']:>6} {r['lost']:>5} {r['runs']:>4}  {profile:<17}"
                       f"  {'verified' if r['verified'] else 'WRONG'}", flush=True)
+                rows.append(dict(r, policy=policy, drop=drop, write_ratio=wr, read_ratio=rr,
+                                 profile=profile, mode=mode))
         print("  (by hdl: DRQ phases the interrupt handler completed, called by an interrupt or a kernel/irq poll;\n"
               "   lost: phases the driver completed itself after ATA_IRQ_WAIT_MS;\n   profile '-': this kernel has no irqpolicy=, so the policies differ only by noise;\n   expecting off: no expect token, a lost interrupt costs the driver's ATA_IRQ_WAIT_MS)")
+    if args.json:
+        write_json(args.json, {"bench": "ata", "machine": "pc", "icount_shift": ICOUNT_SHIFT, "sleep": "on",
+                               "sectors": args.sectors, "reps": args.reps, "rows": rows})
     return 1 if failed else 0
+
+
+def write_json(path, data):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,9 @@ $(DEFENCES_BENCH_BIN): $(DEFENCES_BENCH_SRCS) $(wildcard kernel/irq/*.h) tests/h
 .PHONY: bench-defences
 BENCH_TARGETS += bench-defences
 bench-defences: $(DEFENCES_BENCH_BIN)
-	@out=$(BUILD)/host/bench; \
+	@out=$(BUILD)/host/bench; json=$(BENCH_JSON_DIR)/defences.json; mkdir -p $(BENCH_JSON_DIR); \
+	printf '{"bench": "defences", "pairs": %d, "cc": "%s", "valgrind": "%s", "verified": {' \
+		$(DEFENCES_BENCH_PAIRS) "$$($(HOSTCC) -dumpfullversion)" "$$(valgrind --version)" > $$json.tmp; \
 	echo "bench-defences: kernel/irq defences per profile (virtual-time simulator, exact)"; \
 	$(DEFENCES_BENCH_BIN) sim || exit 1; \
 	printf "  %-44s" "expect_irq+unexpect_irq, verified (Ir/pair)"; \
@@ -32,7 +34,10 @@ bench-defences: $(DEFENCES_BENCH_BIN)
 		ir=$$(awk '/^(summary|totals):/ { print $$2; exit }' $$out/defences-$$p.callgrind); \
 		awk -v ir=$$ir -v n=$(DEFENCES_BENCH_PAIRS) '/^locks_per_pair/ { \
 			printf " %7.1f (%s lk, %s arm)", ir / n, $$2 + 0, $$4 + 0 }' $$out/defences-$$p.txt; \
-	done; echo; \
+		awk -v ir=$$ir -v n=$(DEFENCES_BENCH_PAIRS) -v p=$$p '/^locks_per_pair/ { \
+			printf "%s\"%s\": {\"ir\": %.1f, \"locks\": %s, \"arms\": %s}", \
+			p == "irqkit" ? "" : ", ", p, ir / n, $$2 + 0, $$4 + 0 }' $$out/defences-$$p.txt >> $$json.tmp; \
+	done; echo; echo "}}" >> $$json.tmp && mv $$json.tmp $$json; \
 	echo "  (mainline has no expecting: its pair only checks the profile and returns)"; \
 	printf "  %-44s" "irqkit, per poll timer event at 100 % loss"; \
 	valgrind --tool=callgrind --callgrind-out-file=$$out/defences-poll.callgrind \

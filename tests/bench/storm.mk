@@ -13,4 +13,4 @@ STORM_BENCH_ARGS ?=
 .PHONY: bench-storm
 BENCH_TARGETS += bench-storm
 bench-storm: all
-	@$(PYTHON) tests/bench/storm_bench.py $(STORM_BENCH_ARGS)
+	@$(PYTHON) tests/bench/storm_bench.py $(STORM_BENCH_ARGS) --json $(BENCH_JSON_DIR)/storm.json

@@ -30,9 +30,11 @@ Storm sources:
 Also the cost of `irqpoll` on an idle, healthy system (cpuload with and without it).
 
 Usage: storm_bench.py [--profiles irqkit,tejun2010,mainline] [--sources spurious-flood,...]
-                      [--no-irqpoll]
+                      [--no-irqpoll] [--json PATH]
+       (--json also writes the figures there for tests/bench/bench_table.py)
 """
 import argparse
+import json
 import os
 import re
 import sys
@@ -103,7 +105,9 @@ def run(image, source, policy):
         t_on, _ = stamp_of(g, start_rx, start, 30)
         t_trip, m = stamp_of(g, rf"irq {line}: (\d+) of (\d+) interrupts unclaimed in (\d+) ms(.*)$",
                              start, 300)
-        fig = {"base": base, "irqs": int(m.group(3)), "ms": (t_trip - t_on) * 1000,
+        mode_m = re.search(r"interrupt mode: (IO-APIC|8259 PIC)", g.log)
+        fig = {"mode": mode_m.group(1) if mode_m else "unknown",
+               "base": base, "irqs": int(m.group(3)), "ms": (t_trip - t_on) * 1000,
                "forever": "off for good" in m.group(5)}
         g.wait_for(r"irqkit> ", 30, start)
         fig["after"] = cpuload(g)
@@ -152,9 +156,11 @@ def irqpoll_cost(image, policy):
         g = boot(image, f"irqpolicy={policy} {extra_append}", ["-usb", "-device", "usb-kbd,port=1"])
         try:
             shares.append(cpuload(g))
+            mode_m = re.search(r"interrupt mode: (IO-APIC|8259 PIC)", g.log)
+            shares.append(mode_m.group(1) if mode_m else "unknown")
         finally:
             g.kill()
-    return shares
+    return shares[0::2] + shares[1::2]   # without, with, then the two boots' interrupt modes
 
 
 def fmt_s(v):
@@ -166,8 +172,11 @@ def main():
     ap.add_argument("--profiles", default=",".join(POLICIES))
     ap.add_argument("--sources", default=",".join(SOURCES))
     ap.add_argument("--no-irqpoll", action="store_true", help="skip the irqpoll cost rows")
+    ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     profiles = args.profiles.split(",")
+    out = {"bench": "storm", "machine": "pc", "icount_shift": ICOUNT_SHIFT, "sleep": "off",
+           "load_ms": LOAD_MS, "sources": {}, "irqpoll": None}
     with tempfile.TemporaryDirectory() as tmp:
         image = os.path.join(tmp, "disk.img")
         with open(image, "wb") as f:
@@ -177,6 +186,7 @@ def main():
         for source in args.sources.split(","):
             _, before = before_share(image, source)
             figs = {p: run(image, source, p) for p in profiles}
+            out["sources"][source] = {"before": before, "profiles": figs}
             print(f"\n{source}:")
             print(f"  {'figure':42s}" + "".join(f"{p:>14s}" for p in profiles))
             if all("na" in f for f in figs.values()):
@@ -195,10 +205,15 @@ def main():
                 print(f"  {name:42s}" + "".join(f"{get(figs[p]):>14s}" for p in profiles))
         if not args.no_irqpoll:
             cost = {p: irqpoll_cost(image, p) for p in profiles}
+            out["irqpoll"] = {p: {"without": cost[p][0], "with": cost[p][1], "modes": cost[p][2:]} for p in profiles}
             print("\nirqpoll (idle, healthy; serial, UHCI and disk lines polled):")
             print(f"  {'figure':42s}" + "".join(f"{p:>14s}" for p in profiles))
             print(f"  {'CPU lost without irqpoll':42s}" + "".join(f"{cost[p][0]:>12.1f} %" for p in profiles))
             print(f"  {'CPU lost with irqpoll':42s}" + "".join(f"{cost[p][1]:>12.1f} %" for p in profiles))
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -7,4 +7,4 @@ USB_BENCH_KEYS ?= 20
 .PHONY: bench-usb
 BENCH_TARGETS += bench-usb
 bench-usb: $(BUILD)/kernel.elf
-	@$(PYTHON) tests/bench/usb_bench.py --keys $(USB_BENCH_KEYS)
+	@$(PYTHON) tests/bench/usb_bench.py --keys $(USB_BENCH_KEYS) --json $(BENCH_JSON_DIR)/usb.json

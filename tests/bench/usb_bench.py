@@ -29,9 +29,11 @@ layer in host threads, also come out of order with the guest clock (the
 ata bench saw the same). The keyboard figures are therefore guest time
 with host-speed idling: repeatable to about the QMP round trip.
 
-Usage: usb_bench.py [--keys N]   (default 20)
+Usage: usb_bench.py [--keys N] [--json PATH]   (default 20; --json also writes the
+       figures there for tests/bench/bench_table.py)
 """
 import argparse
+import json
 import os
 import re
 import statistics
@@ -146,7 +148,8 @@ def run(image, policy, mode):
         out = g.command("blk crc usba 0 4096", 600)
         rate = RATE_RX.search(out)
         polling = "ON POLLING" in g.command("irqs")
-        return {"upper": upper, "lower": lower, "window": window, "lost": lost,
+        mode_m = re.search(r"interrupt mode: (IO-APIC|8259 PIC)", log)
+        return {"mode": mode_m.group(1) if mode_m else "unknown","upper": upper, "lower": lower, "window": window, "lost": lost,
                 "mbs": float(rate.group(3)) if rate else None,
                 "crc_ok": bool(rate) and int(out.split("= ")[1][:8], 16) == diskimg.crc_of(image, 0, 4096 * 512),
                 "profile": profile, "polling": polling}
@@ -164,11 +167,15 @@ def main():
     global args
     ap = argparse.ArgumentParser()
     ap.add_argument("--keys", type=int, default=20)
+    ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     args.keys = max(1, min(args.keys, len(KEYS)))
     if not wired():
         print("bench-usb: skipped: usb_kbd_init()/usb_storage_init() are not called from kmain yet")
+        if args.json:
+            write_json(args.json, {"bench": "usb", "skipped": "usb_kbd_init()/usb_storage_init() not called"})
         return 0
+    rows = []
     failed = False
     with tempfile.TemporaryDirectory(prefix="irqkit-usb-bench-") as tmp:
         image = os.path.join(tmp, "stick.img")
@@ -180,6 +187,7 @@ def main():
         for policy in POLICIES:
             for mode in MODES:
                 r = run(image, policy, mode)
+                rows.append(dict(r, policy=policy, delivery=mode))
                 if "error" in r:
                     # a figure, not a bench failure: with no defence that finds the lost
                     # interrupt (mainline has no IRQ watch) the devices never enumerate
@@ -196,7 +204,16 @@ def main():
         print("  (key ms: from the PM timer read before send-key to the character entering the console\n"
               "   ring; lower: from the read after it; window: median time between the two reads;\n"
               "   lost: keys not echoed within 5 s; line 11: how the UHCI's completions arrived at the end)")
+    if args.json:
+        write_json(args.json, {"bench": "usb", "machine": "pc", "icount_shift": ICOUNT_SHIFT, "sleep": "on",
+                               "keys": args.keys, "rows": rows})
     return 1 if failed else 0
+
+
+def write_json(path, data):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,259 @@
+"""bench-table: the one benchmark table of issue 8, from the figures the other benches wrote.
+
+The last step of `make bench`. Every bench of the run writes its figures as JSON into
+build/bench/ (bench-ata: ata.json, bench-usb: usb.json, bench-storm: storm.json, bench-irq:
+irq.json, bench-defences: defences.json); this script reads them, checks that each is there
+and from this run (newer than the stamp `make bench` touched first), and prints one table:
+one row per figure, a column per irqpolicy (irqkit, tejun2010, mainline), each row with its
+unit and the conditions it was measured under (machine, interrupt mode as the kernel logged
+it, -icount shift and sleep=). It computes nothing but ratios and formatting: every number
+is one a bench printed. The same table is written as Markdown to build/bench/table.md.
+
+A missing, stale or unreadable input file is an error (exit status 1, naming the file): an
+empty table must not pass for a result. A bench that ran but could not measure (it said
+"skipped", or a policy's boot gave no figure) shows "not measured (reason)" in its cells.
+
+Usage: bench_table.py [--dir build/bench] [--since STAMP] [--out build/bench/table.md]
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+
+POLICIES = ("irqkit", "tejun2010", "mainline")
+INPUTS = ("ata", "usb", "storm", "irq", "defences")   # build/bench/NAME.json, one per bench
+STORM_SOURCES = {
+    # storm_bench.py source: what the storm is, for the conditions column
+    "e1000-storm/noapic": "e1000 holds shared level IRQ 11 (raw 8259 level storm)",
+    "e1000-storm/ioapic": "e1000 holds shared level IRQ 11 (QEMU throttles re-delivery)",
+    "spurious-flood": "edge self-IPIs on IRQ 14's vector, 20,000/s",
+}
+
+
+class InputError(Exception):
+    pass
+
+
+def load(directory, name, since):
+    path = os.path.join(directory, f"{name}.json")
+    if not os.path.exists(path):
+        raise InputError(f"{path} is missing: bench-{name} did not run or did not finish")
+    if since is not None and os.path.getmtime(path) < since:
+        raise InputError(f"{path} is older than this `make bench` run (stale figures of an earlier run)")
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        raise InputError(f"{path}: cannot read it: {e}")
+    if not isinstance(data, dict) or data.get("bench") != name:
+        raise InputError(f"{path}: not the output of bench-{name}")
+    return data
+
+
+def nm(why):
+    return f"not measured ({why})"
+
+
+def modes_of(values):
+    """The interrupt modes the kernel logged in these boots, as one string."""
+    ms = sorted({v for v in values if v})
+    return "/".join(ms) if ms else "mode unknown"
+
+
+def qemu_cond(d, mode):
+    return f"pc, {mode}, -icount shift={d['icount_shift']},sleep={d['sleep']}"
+
+
+def usb_error(err):
+    """usb_bench.py's time-out message names the log line it waited for as a regex."""
+    m = re.search(r"no /(.*?)/ in the serial output after (\d+) s", err)
+    if not m:
+        return f"USB unusable ({err})"
+    line = re.sub(r"\s+on$", "", re.sub(r"\.\*|\\n", "", m.group(1)).strip())
+    return f"USB unusable (no '{line}' within {m.group(2)} s)"
+
+
+def ata_rows(d):
+    if "skipped" in d:
+        why = nm(d["skipped"])
+        return "", [(f"ATA {op} at {p} % lost interrupts", "MB/s", "-", {q: why for q in POLICIES})
+                    for op in ("read", "write") for p in (0, 50, 100)]
+    note = (f"`ata bench hda 0 {d['sectors']}` ({d['sectors'] // 2} KiB written, read back, verified) "
+            f"after a warm-up run; `inject ata-drop:50`, then `:100`, in the same boot; each figure the "
+            f"median of {d['reps']} runs, or 1 run when a run takes over 2 s (tests/bench/ata_bench.py)")
+    by = {(r["policy"], r["drop"]): r for r in d["rows"]}
+    cond = qemu_cond(d, modes_of(r.get("mode") for r in d["rows"]))
+    rows = []
+    for op in ("read", "write"):
+        for drop in (0, 50, 100):
+            cells = {}
+            for p in POLICIES:
+                r = by.get((p, drop))
+                if r is None:
+                    cells[p] = nm("no figure from this policy's boot")
+                    continue
+                v = f"{r[op]:.2f}" + ("" if drop == 0 else f" ({r[op + '_ratio']:.2f})")
+                cells[p] = v + ("" if r["verified"] else " DATA WRONG")
+            unit = "MB/s guest time" + ("" if drop == 0 else " (ratio to 0 %)")
+            rows.append((f"ATA {op} at {drop} % lost interrupts", unit, cond, cells))
+    return note, rows
+
+
+def usb_rows(d):
+    names = [("keystroke latency, median", "ms guest time", "median"),
+             ("keystroke latency, worst", "ms guest time", "worst"),
+             ("usb-storage read", "MB/s guest time", "mbs")]
+    if "skipped" in d:
+        return "", [(f"USB {n}, {dl}", u, "-", {q: nm(d["skipped"]) for q in POLICIES})
+                    for n, u, _ in names for dl in ("healthy", "misrouted")]
+    by = {(r["policy"], r["delivery"]): r for r in d["rows"]}
+    note = (f"usb-kbd (port 1) and usb-storage (port 2) on the PIIX3 UHCI, one boot per policy and "
+            f"delivery; {d['keys']} keys sent one at a time with QMP send-key, latency from the PM timer "
+            f"read before send-key to the character entering the console ring; `blk crc usba 0 4096` "
+            f"(2 MiB, CRC checked on the host) (tests/bench/usb_bench.py)")
+    rows = []
+    for delivery, label in (("healthy", "healthy"), ("uhci-misroute", "misrouted (fault=uhci-misroute)")):
+        rs = [by.get((p, delivery)) for p in POLICIES]
+        cond = qemu_cond(d, modes_of(r.get("mode") for r in rs if r and "error" not in r))
+        for name, unit, key in names:
+            cells = {}
+            for p, r in zip(POLICIES, rs):
+                if r is None:
+                    cells[p] = nm("no figure from this policy's boot")
+                elif "error" in r:
+                    cells[p] = usb_error(r["error"])
+                elif key == "mbs":
+                    cells[p] = nm("no rate printed") if r["mbs"] is None else \
+                        f"{r['mbs']:.2f}" + ("" if r["crc_ok"] else " CRC WRONG")
+                elif not r["upper"]:
+                    cells[p] = nm(f"no key echoed, {r['lost']} lost")
+                else:
+                    v = max(r["upper"]) if key == "worst" else statistics.median(r["upper"])
+                    cells[p] = f"{v:.2f}" + (f" ({r['lost']} keys lost)" if r["lost"] else "")
+            rows.append((f"USB {name}, {label}", unit, cond, cells))
+    return note, rows
+
+
+def fmt_s(v):
+    return "never" if v is None else f"{v:.2f}"
+
+
+def storm_rows(d):
+    rows = []
+    note = (f"one boot per source and policy, storm injected at the shell; CPU share = `cpuload "
+            f"{d['load_ms']}` (busy loop with interrupts on vs off); \"before\" is one `noirqdebug` boot per "
+            f"source, the same for every policy (tests/bench/storm_bench.py). Sources: "
+            + "; ".join(f"{k}: {v}" for k, v in STORM_SOURCES.items()))
+    for source, s in d["sources"].items():
+        figs = s["profiles"]
+        mode = modes_of(f.get("mode") for f in figs.values() if "na" not in f)
+        cond = qemu_cond(d, mode)
+        spec = [
+            ("interrupts until contained", "interrupts", lambda f: f"{f['irqs']}"),
+            ("time until contained", "ms guest time", lambda f: f"{f['ms']:.0f}"),
+            ("CPU share lost before containment (same storm, noirqdebug)", "% of CPU",
+             lambda f: s["before"]),
+            ("CPU share lost after containment", "% of CPU",
+             lambda f: f.get("after_note") or f"{f['after']:.1f} %"),
+            ("time until re-enabled after the storm stops", "s guest time", lambda f: fmt_s(f.get("reenable"))),
+            ("time until declared over (back on interrupts)", "s guest time", lambda f: fmt_s(f.get("over"))),
+        ]
+        for name, unit, get in spec:
+            cells = {}
+            for p in POLICIES:
+                f = figs.get(p)
+                cells[p] = nm("not run") if f is None else nm(f["na"]) if "na" in f else get(f)
+            rows.append((f"storm {source}: {name}", unit, cond, cells))
+    ip = d.get("irqpoll")
+    cond = "idle, healthy, -usb -device usb-kbd; " + qemu_cond(d, "{}")
+    if ip is None:
+        rows.append(("CPU share lost, idle, with irqpoll", "% of CPU", "-",
+                     {p: nm("run with --no-irqpoll") for p in POLICIES}))
+    else:
+        mode = modes_of(m for p in POLICIES if p in ip for m in ip[p]["modes"])
+        for key, label in (("without", "without irqpoll"), ("with", "with irqpoll")):
+            rows.append((f"CPU share lost, idle, {label}", "% of CPU", cond.format(mode),
+                         {p: f"{ip[p][key]:.1f} %" if p in ip and ip[p][key] is not None else nm("no figure")
+                          for p in POLICIES}))
+    rows.append(("CPU share lost, idle, with irqfixup", "% of CPU", "-",
+                 {p: nm("no bench runs irqfixup") for p in POLICIES}))
+    return note, rows
+
+
+def hot_rows(irq, dfn):
+    note = (f"host build, gcc {irq['cc']} -O2, no sanitizers, {irq['valgrind']} --tool=callgrind, only the "
+            f"measured loop counted; bench-irq: {irq['ops']} interrupts through generic_handle_irq() on a no-op "
+            f"chip, one handler returning IRQ_HANDLED, host port lock = checking pthread mutex; bench-defences: "
+            f"{dfn['pairs']} expect/unexpect pairs on a verified token (tests/bench/bench_irq.c, "
+            f"tests/bench/defences_bench.c)")
+    cond = "host, callgrind (exact)"
+    by = {r["mode"]: r for r in irq["rows"]}
+    rows = []
+    for mode, label in (("edge", "handled edge interrupt, generic_handle_irq()"),
+                        ("fasteoi", "handled fasteoi interrupt"),
+                        ("level", "handled level interrupt")):
+        r = by.get(mode)
+        v = nm(f"bench-irq printed no {mode} figure") if r is None else f"{r['ir']:.1f} ({r['locks']} lock pairs)"
+        rows.append((label, "Ir per interrupt", cond,
+                     {"irqkit": v, "tejun2010": nm("bench-irq: default profile only"),
+                      "mainline": nm("bench-irq: default profile only")}))
+    if "lockpair" in by:
+        rows.append(("host port lock+unlock pair (part of the above)", "Ir", cond,
+                     {p: f"{by['lockpair']['ir']:.1f}" if p == "irqkit" else "same (no profile involved)"
+                      for p in POLICIES}))
+    v = dfn["verified"]
+    rows.append(("expect_irq()+unexpect_irq(), verified pair", "Ir per pair (port locks, poll timer arms)", cond,
+                 {p: f"{v[p]['ir']:.1f} ({v[p]['locks']:g}, {v[p]['arms']:g})" if p in v else nm("no figure")
+                  for p in POLICIES}))
+    return note, rows
+
+
+def markdown(sections):
+    out = []
+    for title, (note, rows) in sections:
+        out.append(f"**{title}**" + (f": {note}" if note else "") + "\n")
+        out.append("| figure | unit | " + " | ".join(POLICIES) + " | conditions |")
+        out.append("| --- | --- | " + " | ".join("---:" for _ in POLICIES) + " | --- |")
+        for name, unit, cond, cells in rows:
+            out.append(f"| {name} | {unit} | " + " | ".join(cells[p] for p in POLICIES) + f" | {cond} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", default=os.path.join("build", "bench"))
+    ap.add_argument("--since", help="a file touched when this bench run started")
+    ap.add_argument("--out", help="Markdown output (default DIR/table.md)")
+    args = ap.parse_args()
+    since = None
+    if args.since:
+        if not os.path.exists(args.since):
+            print(f"bench-table: {args.since} is missing: run `make bench`", file=sys.stderr)
+            return 1
+        since = os.path.getmtime(args.since)
+    try:
+        d = {n: load(args.dir, n, since) for n in INPUTS}
+        sections = [("ATA (drivers/ata) under lost interrupts", ata_rows(d["ata"])),
+                    ("USB class drivers, healthy vs misrouted", usb_rows(d["usb"])),
+                    ("Interrupt storms and irqpoll/irqfixup", storm_rows(d["storm"])),
+                    ("Hot paths, instructions on the host", hot_rows(d["irq"], d["defences"]))]
+    except InputError as e:
+        print(f"bench-table: {e}", file=sys.stderr)
+        return 1
+    except (KeyError, TypeError, ValueError) as e:
+        print(f"bench-table: an input file lacks a figure it should have: {e!r}", file=sys.stderr)
+        return 1
+    table = markdown(sections)
+    out = args.out or os.path.join(args.dir, "table.md")
+    with open(out, "w") as f:
+        f.write(table)
+    print("bench-table: every figure of this run, one column per irqpolicy (also in " + out + ")\n")
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
