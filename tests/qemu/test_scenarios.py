@@ -141,8 +141,7 @@ def test_e1000_storm_on_the_shared_usb_line_is_contained_and_the_line_comes_back
     # which storm this is: the 8259 in level mode (raw) or QEMU's throttling IOAPIC
     assert ("interrupt mode: IO-APIC" in g.log) == (mode == "ioapic"), "wrong interrupt mode"
     if not line_has_handler(g, 11):
-        pytest.skip("nothing requests IRQ 11 in this kernel (the UHCI driver of branch usb is not "
-                    "merged): the storm stays invisible, see storm-unrequested")
+        pytest.fail("nothing requested IRQ 11: the UHCI driver should have (see drivers/usb/uhci.c)")
     start = len(g.log)
     assert "INJECTED e1000-storm" in g.command("inject e1000-storm")
     m = g.wait_for(r"irq 11: (\d+) of (\d+) interrupts unclaimed in (\d+) ms", 20, start)
