@@ -61,6 +61,7 @@
 #define ICR_SEND_SPIN_MAX       100000u        /* polls of the send-pending bit before giving up */
 
 #define ISR_REGS                8              /* 256 vectors / 32 bits per register */
+#define LAPIC_VECTOR_MAX        255u           /* the highest vector (IRR/ISR bit 255) */
 #define ESR_BITS                8              /* the defined bits 0-7 of the ESR */
 #define NS_PER_MS               1000000ull
 #define LINT_PINS               2              /* LINT0, LINT1 */
@@ -106,6 +107,13 @@ void lapic_eoi(void)
 	/* Any value ends the highest-priority in-service interrupt; 0 is what the SDM asks for. */
 	lapic_write(LAPIC_REG_EOI, 0);
 	stats.eois++;
+}
+
+bool lapic_irr_set(unsigned int vector)
+{
+	if (vector > LAPIC_VECTOR_MAX)
+		return false;
+	return (lapic_read(LAPIC_REG_IRR0 + (vector / 32) * LAPIC_REG_STRIDE) >> (vector % 32)) & 1;
 }
 
 bool lapic_ready(void)
