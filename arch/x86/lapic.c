@@ -550,6 +550,49 @@ SELFTEST(apic, spurious_vector_counts_and_leaves_real_interrupt_in_service)
 	ST_EXPECT(t, !isr_bit(LAPIC_SELFTEST_VECTOR), "self-IPI still in service after its EOI");
 }
 
+static volatile bool st_irr_in_handler;
+
+static void st_irr_handler(struct trap_frame *f)
+{
+	(void)f;
+	st_irr_in_handler = lapic_irr_set(LAPIC_SELFTEST_VECTOR);
+	st_ipi_ran = true;
+	lapic_eoi();
+}
+
+/* lapic_irr_set (irq_chip::irq_pending of IOAPIC lines): requested and not taken while interrupts are off. */
+SELFTEST(apic, irr_shows_a_request_until_the_cpu_takes_it)
+{
+	unsigned long flags;
+	bool before, sent, pending;
+
+	if (!lapic_base) {
+		selftest_skip(t, "no local APIC in use");
+		return;
+	}
+	st_ipi_ran = false;
+	x86_set_system_vector(LAPIC_SELFTEST_VECTOR, st_irr_handler, "apic-selftest");
+	flags = irq_save_flags();
+	cpu_cli();
+	before = lapic_irr_set(LAPIC_SELFTEST_VECTOR);
+	sent = st_self_ipi(LAPIC_SELFTEST_VECTOR);
+	pending = lapic_irr_set(LAPIC_SELFTEST_VECTOR);  /* interrupts off: it cannot have been taken */
+	for (unsigned int i = 0; i < ST_TAKE_SPINS && !st_ipi_ran; i++) {
+		cpu_sti();
+		cpu_relax();
+		cpu_cli();
+	}
+	irq_restore_flags(flags);
+	x86_set_system_vector(LAPIC_SELFTEST_VECTOR, NULL, NULL);
+
+	ST_EXPECT(t, !before, "IRR bit of vector 0x%02x set before the self-IPI", LAPIC_SELFTEST_VECTOR);
+	ST_EXPECT(t, sent && pending, "self-IPI sent %d, IRR bit set while interrupts were off %d", sent, pending);
+	ST_EXPECT(t, st_ipi_ran && !st_irr_in_handler, "handled %d, IRR bit still set inside the handler %d",
+		  st_ipi_ran, st_irr_in_handler);
+	ST_EXPECT(t, !lapic_irr_set(LAPIC_SELFTEST_VECTOR), "IRR bit set after the interrupt was taken");
+	ST_EXPECT(t, !lapic_irr_set(LAPIC_VECTOR_MAX + 1), "a vector past 255 reads as requested");
+}
+
 SELFTEST(apic, error_interrupt_reads_and_decodes_esr)
 {
 	struct lapic_stats before, after;
