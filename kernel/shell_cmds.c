@@ -97,22 +97,23 @@ static void print_health(void)
 			cprintf(" (floods since boot: %u)\n", h.floods);
 		}
 		if (h.poll_runs)
-			cprintf("  line %u: polls %llu: %llu found work, %llu found nothing\n", irq,
+			cprintf("  line %u: polls %llu: %llu found work (%llu beat a pending interrupt), %llu found nothing\n", irq,
 				(unsigned long long)h.poll_runs, (unsigned long long)h.poll_found,
-				(unsigned long long)(h.poll_runs - h.poll_found));
+				(unsigned long long)h.poll_beat, (unsigned long long)(h.poll_runs - h.poll_found));
 		if (h.fixup_claims && !(h.causes & IRQ_HEALTH_MISROUTED))
 			cprintf("  line %u: misrouted no more: irqfixup claims since boot %llu, the latest %llu ms ago\n", irq,
 				(unsigned long long)h.fixup_claims, (unsigned long long)((now - h.fixup_last_ns) / NS_PER_MS));
 		for (unsigned int i = 0; irq_get_action_health(irq, i, &a) == 0; i++) {
 			if (!a.causes && !a.tokens && strcmp(a.watch, "off") == 0 && !a.watch_late && !a.watch_polled)
 				continue;
-			cprintf("  line %u %s: %s%s%swatch %s (finds by its polls: %llu late, %llu polled, %u awaiting), expect tokens %u (%u verified), completions %llu by irq / %llu by polling (%llu late, %llu unsure) / %llu timed out\n",
+			cprintf("  line %u %s: %s%s%swatch %s (finds by its polls: %llu late, %llu polled, %u awaiting, %llu beat a pending interrupt), expect tokens %u (%u verified), completions %llu by irq / %llu by polling (%llu late, %llu unsure, %llu beat a pending interrupt) / %llu timed out\n",
 				irq, a.name, a.causes ? "ON POLLING: " : "",
 				a.causes ? irq_health_cause_string(a.causes, why, sizeof(why)) : "", a.causes ? ", " : "",
 				a.watch, (unsigned long long)a.watch_late, (unsigned long long)a.watch_polled,
-				(unsigned int)a.watch_pending, a.tokens, a.tokens_verified,
+				(unsigned int)a.watch_pending, (unsigned long long)a.watch_beat, a.tokens, a.tokens_verified,
 				(unsigned long long)a.completions_irq, (unsigned long long)a.completions_polled,
 				(unsigned long long)a.completions_late, (unsigned long long)a.completions_unsure,
+				(unsigned long long)a.completions_beat,
 				(unsigned long long)a.timeouts);
 		}
 	}

@@ -124,6 +124,36 @@ static int pic_set_type(struct irq_data *d, unsigned int type)
 	return 0;
 }
 
+/*
+ * irq_pending: the input's Interrupt Request Register bit, read with the
+ * OCW3 read-register command (8259A datasheet: OCW3 with RR=1, RIS=0
+ * selects the IRR for the next read of the command port; the selection
+ * stays until another OCW3 changes it). Every reader in this file writes
+ * its OCW3 right before its read (i8259_read_isr/irr, i8259_spurious, the
+ * poll command), so leaving the IRR selected disturbs nobody.
+ * A request behind a mask bit (ours, a fault's forced mask, or the
+ * master's cascade input for a slave line) does not reach the CPU: 0.
+ * What the IRR bit means (QEMU 7.2 hw/intc/i8259.c, and the datasheet):
+ * edge mode latches the rising edge until the CPU's acknowledge, so the
+ * bit stays while the device's line has dropped again; level mode (ELCR)
+ * follows the input, so the request vanishes as soon as a handler clears
+ * the device (the CPU then gets IRQ 7/15 spurious, or nothing) - hence the
+ * core samples before and after the handlers.
+ */
+static int pic_irq_pending(struct irq_data *d)
+{
+	uint16_t masked = cached_imr | forced_mask;
+	unsigned int hwirq = (unsigned int)d->hwirq;
+	uint16_t port = hwirq < 8 ? PIC1_CMD : PIC2_CMD;
+
+	if (hwirq >= PIC_NR_IRQS)
+		return -EINVAL;
+	if ((masked & (1u << hwirq)) || (hwirq >= 8 && (masked & (1u << PIC_CASCADE_IRQ))))
+		return 0;
+	outb(port, OCW3_READ_IRR);
+	return (inb(port) >> (hwirq & 7)) & 1;
+}
+
 static const struct irq_chip i8259_chip = {
 	.name = "XT-PIC",
 	.mask = pic_mask,
@@ -132,6 +162,7 @@ static const struct irq_chip i8259_chip = {
 	.mask_ack = pic_mask_ack,
 	.eoi = pic_ack,
 	.set_type = pic_set_type,
+	.irq_pending = pic_irq_pending,
 };
 
 static uint16_t read_both(uint8_t ocw3)

@@ -202,6 +202,34 @@ static int ioapic_set_type(struct irq_data *d, unsigned int type)
 	return irq_set_handler(d->irq, (bits & IOAPIC_RTE_LEVEL) ? handle_fasteoi_irq : handle_edge_irq);
 }
 
+/*
+ * irq_pending: the local APIC's IRR bit of the line's vector. The IRR bit
+ * is set when the LAPIC accepts an interrupt and cleared when the CPU takes
+ * it (moved to the ISR) - exactly "raised towards the CPU and not yet
+ * taken" (Intel SDM vol. 3A 11.8.4; QEMU 7.2 hw/intc/apic.c sets it on
+ * acceptance and clears it when the CPU fetches the vector), for edge and
+ * level pins alike, and it stays set when the device's line drops.
+ * The redirection entry's Remote IRR is not used: it exists only for level
+ * pins, it is set from acceptance until the EOI (so it cannot tell pending
+ * from in service), and a lost EOI would leave it set for ever - a
+ * "pending" that never ends would hide every lost interrupt after it.
+ * The entry is read for its mask and vector: a masked pin sends nothing,
+ * and a pin whose entry carries another vector (the irq-misroute fault)
+ * does not deliver this line's interrupt, whatever the IRR says: 0.
+ * Cost: one entry read (two MMIO accesses) and one LAPIC read.
+ */
+static int ioapic_irq_pending(struct irq_data *d)
+{
+	uint32_t low, vector = gsi_vector(d->irq);
+
+	if (!d->chip_data || !vector || !lapic_ready())
+		return -ENODEV;
+	low = reg_read(d->chip_data, rte_reg((unsigned int)d->hwirq));
+	if ((low & (uint32_t)IOAPIC_RTE_MASKED) || (low & (uint32_t)IOAPIC_RTE_VECTOR_MASK) != vector)
+		return 0;
+	return lapic_irr_set(vector) ? 1 : 0;
+}
+
 static const struct irq_chip ioapic_chip = {
 	.name = "IO-APIC",
 	.mask = ioapic_mask,
@@ -210,6 +238,7 @@ static const struct irq_chip ioapic_chip = {
 	.mask_ack = ioapic_mask_ack,
 	.eoi = ioapic_lapic_eoi,
 	.set_type = ioapic_set_type,
+	.irq_pending = ioapic_irq_pending,
 };
 
 /* ------------------------------------------------------------------------

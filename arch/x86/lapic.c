@@ -61,6 +61,7 @@
 #define ICR_SEND_SPIN_MAX       100000u        /* polls of the send-pending bit before giving up */
 
 #define ISR_REGS                8              /* 256 vectors / 32 bits per register */
+#define LAPIC_VECTOR_MAX        255u           /* the highest vector (IRR/ISR bit 255) */
 #define ESR_BITS                8              /* the defined bits 0-7 of the ESR */
 #define NS_PER_MS               1000000ull
 #define LINT_PINS               2              /* LINT0, LINT1 */
@@ -106,6 +107,13 @@ void lapic_eoi(void)
 	/* Any value ends the highest-priority in-service interrupt; 0 is what the SDM asks for. */
 	lapic_write(LAPIC_REG_EOI, 0);
 	stats.eois++;
+}
+
+bool lapic_irr_set(unsigned int vector)
+{
+	if (vector > LAPIC_VECTOR_MAX)
+		return false;
+	return (lapic_read(LAPIC_REG_IRR0 + (vector / 32) * LAPIC_REG_STRIDE) >> (vector % 32)) & 1;
 }
 
 bool lapic_ready(void)
@@ -540,6 +548,49 @@ SELFTEST(apic, spurious_vector_counts_and_leaves_real_interrupt_in_service)
 		  st_eois_around_spurious);
 	ST_EXPECT(t, stats.spurious == spurious0 + 1, "spurious count %u -> %u", spurious0, stats.spurious);
 	ST_EXPECT(t, !isr_bit(LAPIC_SELFTEST_VECTOR), "self-IPI still in service after its EOI");
+}
+
+static volatile bool st_irr_in_handler;
+
+static void st_irr_handler(struct trap_frame *f)
+{
+	(void)f;
+	st_irr_in_handler = lapic_irr_set(LAPIC_SELFTEST_VECTOR);
+	st_ipi_ran = true;
+	lapic_eoi();
+}
+
+/* lapic_irr_set (irq_chip::irq_pending of IOAPIC lines): requested and not taken while interrupts are off. */
+SELFTEST(apic, irr_shows_a_request_until_the_cpu_takes_it)
+{
+	unsigned long flags;
+	bool before, sent, pending;
+
+	if (!lapic_base) {
+		selftest_skip(t, "no local APIC in use");
+		return;
+	}
+	st_ipi_ran = false;
+	x86_set_system_vector(LAPIC_SELFTEST_VECTOR, st_irr_handler, "apic-selftest");
+	flags = irq_save_flags();
+	cpu_cli();
+	before = lapic_irr_set(LAPIC_SELFTEST_VECTOR);
+	sent = st_self_ipi(LAPIC_SELFTEST_VECTOR);
+	pending = lapic_irr_set(LAPIC_SELFTEST_VECTOR);  /* interrupts off: it cannot have been taken */
+	for (unsigned int i = 0; i < ST_TAKE_SPINS && !st_ipi_ran; i++) {
+		cpu_sti();
+		cpu_relax();
+		cpu_cli();
+	}
+	irq_restore_flags(flags);
+	x86_set_system_vector(LAPIC_SELFTEST_VECTOR, NULL, NULL);
+
+	ST_EXPECT(t, !before, "IRR bit of vector 0x%02x set before the self-IPI", LAPIC_SELFTEST_VECTOR);
+	ST_EXPECT(t, sent && pending, "self-IPI sent %d, IRR bit set while interrupts were off %d", sent, pending);
+	ST_EXPECT(t, st_ipi_ran && !st_irr_in_handler, "handled %d, IRR bit still set inside the handler %d",
+		  st_ipi_ran, st_irr_in_handler);
+	ST_EXPECT(t, !lapic_irr_set(LAPIC_SELFTEST_VECTOR), "IRR bit set after the interrupt was taken");
+	ST_EXPECT(t, !lapic_irr_set(LAPIC_VECTOR_MAX + 1), "a vector past 255 reads as requested");
 }
 
 SELFTEST(apic, error_interrupt_reads_and_decodes_esr)

@@ -35,6 +35,17 @@ void __irq_unmask(struct irq_desc *desc)
 	desc->status &= ~IRQS_MASKED;
 }
 
+int __irq_chip_pending(struct irq_desc *desc)
+{
+	int r;
+
+	if (!desc->chip || !desc->chip->irq_pending)
+		return IRQ_PENDING_UNKNOWN;
+	r = desc->chip->irq_pending(&desc->irq_data);
+	/* Anything but 1 or 0 is "cannot tell": a chip bug must not read as "pending". */
+	return r == 1 ? IRQ_PENDING_YES : r == 0 ? IRQ_PENDING_NO : IRQ_PENDING_UNKNOWN;
+}
+
 void __irq_ack(struct irq_desc *desc)
 {
 	if (desc->chip->ack)

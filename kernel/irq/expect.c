@@ -505,14 +505,61 @@ static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *e
 	}
 }
 
-/* A poll found the completion @elapsed after expect_irq (@st: the token's state before). Lock held. */
+/*
+ * A completion found by a poll while the line's interrupt was pending at
+ * the controller (irq_chip::irq_pending): the interrupt was on its way and
+ * would have delivered it, the poll only got there first. Judged late (a
+ * good delivery) at once; no verdict left waiting. @st: the token's state
+ * before. Lock held.
+ */
+static void __irq_expect_beat(struct irq_desc *desc, struct irq_expect *exp, uint32_t st, uint64_t elapsed,
+			      uint64_t now)
+{
+	const struct irq_policy *p = irq_policy();
+
+	exp->completions_late++;
+	exp->completions_beat++;
+	if (irq_expect_note_good(exp, p, st, elapsed))
+		__irq_expect_verified(desc, exp, now);
+}
+
+/*
+ * A poll found the completion @elapsed after expect_irq (@st: the token's
+ * state before). Lock held.
+ *
+ * With a chip that can tell (irq_chip::irq_pending), a find while the
+ * line's own interrupt was pending is late at once (__irq_expect_beat):
+ * called from the poll's handler, this sees the sample taken before the
+ * handlers ran; the one after them is looked at when the run ends
+ * (__irq_expect_poll_done). A "not pending" answer is NOT taken as proof
+ * of a loss, and the delayed verdict stays, because it is not conclusive:
+ *   - a device may raise its interrupt after the status that the handler
+ *     read says "done" (UHCI at its next frame; any device whose status
+ *     write and interrupt are not one act), i.e. just after the sample
+ *     after the handlers: such an interrupt comes, unclaimed, and the
+ *     delayed verdict sees it;
+ *   - an 8259 in level mode forgets a request as soon as the handler
+ *     clears the device, so both samples can miss a request that was
+ *     only raised between the first sample and the handler's read;
+ *   - edges merge: a request the CPU took for an earlier completion may
+ *     have carried this one's edge too, and that leaves nothing pending;
+ *   - on a shared line the answer may be about another device's request
+ *     (so neither answer is used there, __irq_poll_pending_counts).
+ * Only "pending" is evidence (of a delivery that works); its absence is
+ * what the delayed verdict was made for.
+ */
 static void __irq_expect_polled(struct irq_desc *desc, struct irq_expect *exp, uint32_t st, uint64_t elapsed,
 				uint64_t now)
 {
 	const struct irq_policy *p = irq_policy();
+	bool in_poll = (desc->status & IRQS_INPROGRESS) && desc->run_is_poll;
 
 	exp->completions_polled++;
 	irq_expect_judge_quick(exp, p, elapsed);
+	if (in_poll && __irq_poll_pending_counts(desc, desc->def.poll_pending_before)) {
+		__irq_expect_beat(desc, exp, st, elapsed, now);
+		return;
+	}
 	irq_expect_learn_poll(exp, p, st, elapsed);
 	if (!p->expect_late_verdict) {
 		__irq_expect_bad(desc, exp, (uint32_t)p->expect_bad_factor, now);
@@ -521,6 +568,35 @@ static void __irq_expect_polled(struct irq_desc *desc, struct irq_expect *exp, u
 	exp->claim_unhandled = desc->stats.unhandled;
 	exp->claim_elapsed_ns = elapsed;
 	__atomic_or_fetch(&exp->state, IRQ_EXP_CLAIM, __ATOMIC_RELEASE);
+	if (in_poll && !exp->claim_in_poll) {
+		/* The sample after the handlers may still show the interrupt pending. */
+		exp->claim_in_poll = true;
+		desc->def.poll_claims_open++;
+	}
+}
+
+void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now)
+{
+	bool pending = __irq_poll_pending_counts(desc, desc->def.poll_pending);
+	struct irqaction *a;
+	struct irq_expect *e;
+	unsigned int walked, n;
+
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
+		for (e = a->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++) {
+			uint32_t st;
+
+			if (!e->claim_in_poll)
+				continue;
+			e->claim_in_poll = false;
+			if (!pending)
+				continue;  /* not conclusive: the delayed verdict decides (see __irq_expect_polled) */
+			st = __atomic_fetch_and(&e->state, ~(uint32_t)IRQ_EXP_CLAIM, __ATOMIC_ACQ_REL);
+			if ((st & IRQ_EXP_LIVE) && (st & IRQ_EXP_CLAIM))  /* still waiting for its verdict */
+				__irq_expect_beat(desc, e, st & ~(uint32_t)IRQ_EXP_CLAIM, e->claim_elapsed_ns, now);
+		}
+	}
+	desc->def.poll_claims_open = 0;
 }
 
 void unexpect_irq(struct irq_expect *exp, bool timedout)

@@ -63,13 +63,28 @@ irqreturn_t __handle_irq_event(struct irq_desc *desc, unsigned long *flags)
 		desc->status &= ~IRQS_PENDING;
 	desc->status |= IRQS_INPROGRESS;
 	desc->run_is_poll = polled;
+	/* Polls only: was the line's interrupt on its way before the handlers ran (irq_chip::irq_pending)? */
+	if (polled)
+		desc->def.poll_pending = desc->def.poll_pending_before = (int8_t)__irq_chip_pending(desc);
 	irq_port_unlock_irqrestore(&desc->lock, *flags);
 
 	ret = irq_run_actions(desc, polled);
+	if (polled) {
+		/* ... and after them (a level request an 8259 follows is gone once the device is cleared). */
+		int8_t after = (int8_t)__irq_chip_pending(desc), before = desc->def.poll_pending_before;
+
+		desc->def.poll_pending = (before == IRQ_PENDING_YES || after == IRQ_PENDING_YES) ? IRQ_PENDING_YES
+					 : (before == IRQ_PENDING_NO && after == IRQ_PENDING_NO) ? IRQ_PENDING_NO
+					 : IRQ_PENDING_UNKNOWN;
+		if (ret == IRQ_HANDLED && desc->def.poll_pending == IRQ_PENDING_YES)
+			desc->def.poll_beat++;  /* the poll beat the line's pending interrupt to the work */
+	}
 	note_interrupt(desc, ret);
 
 	*flags = irq_port_lock_irqsave(&desc->lock);
 	desc->status &= ~IRQS_INPROGRESS;
+	if (polled && desc->def.poll_claims_open)
+		__irq_expect_poll_done(desc, irq_port_now_ns());
 	return ret;
 }
 

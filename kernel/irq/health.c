@@ -238,6 +238,7 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 		.polls = def->polls,
 		.poll_runs = desc->stats.polled,
 		.poll_found = def->polled_claims,
+		.poll_beat = def->poll_beat,
 		.fixup_claims = def->fixup_claims,
 		.fixup_last_ns = def->fixup_last_ns,
 		.nr_actions = desc->nr_actions,
@@ -284,6 +285,7 @@ int irq_get_action_health(unsigned int irq, unsigned int index, struct irq_actio
 			.polled_completions = a->polled_handled - (a->health.active ? a->health.polled_at_start : 0),
 			.watch = irq_watch_state_name(&a->watch),
 			.watch_late = a->watch.late_since_boot,
+			.watch_beat = a->watch.beat_since_boot,
 			.watch_polled = a->watch.polled_since_boot,
 			.watch_pending = a->watch.late_pending,
 		};
@@ -295,6 +297,7 @@ int irq_get_action_health(unsigned int irq, unsigned int index, struct irq_actio
 			out->timeouts += e->timeouts;
 			out->completions_late += e->completions_late;
 			out->completions_unsure += e->completions_unsure;
+			out->completions_beat += e->completions_beat;
 		}
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);

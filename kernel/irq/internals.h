@@ -106,6 +106,11 @@ struct irq_defence_line {
 	/* Written by the run's owner without the lock: */
 	uint64_t polled_claims;        /* polls of the line that some action claimed */
 	bool last_claim_by_poll;       /* whether the latest claimed run was a poll */
+	/* irq_chip::irq_pending around the current (or latest) poll's run, by its owner (handle.c): */
+	int8_t poll_pending_before;    /* enum irq_pending_answer, sampled before the handlers ran */
+	int8_t poll_pending;           /* YES if either sample said so, NO if both did, else UNKNOWN */
+	uint32_t poll_claims_open;     /* tokens set to IRQ_EXP_CLAIM in this run (expect.c settles them) */
+	uint64_t poll_beat;            /* polls that found work while the line's interrupt was pending */
 	uint64_t fixup_claims;         /* unclaimed interrupts elsewhere that this line's handlers claimed (irqfixup) */
 	uint64_t fixup_rescues;        /* unclaimed interrupts of this line that irqfixup found a claimer for */
 };
@@ -214,6 +219,20 @@ void __irq_unmask(struct irq_desc *desc);
 void __irq_ack(struct irq_desc *desc);
 void __irq_mask_ack(struct irq_desc *desc);
 void __irq_eoi(struct irq_desc *desc);
+
+/* What irq_chip::irq_pending said (desc->def.poll_pending_*). */
+enum irq_pending_answer {
+	IRQ_PENDING_UNKNOWN = -1,  /* no such operation, or the chip could not tell */
+	IRQ_PENDING_NO = 0,        /* the line's interrupt is not waiting for the CPU */
+	IRQ_PENDING_YES = 1,       /* raised towards the CPU and not yet taken */
+};
+
+/*
+ * __irq_chip_pending - ask the chip whether the line's interrupt is on its
+ * way (irq_chip::irq_pending; its contract in irqchip.h). RETURNS an
+ * enum irq_pending_answer. CONTEXT: the owner of a poll's run.
+ */
+int __irq_chip_pending(struct irq_desc *desc);
 
 /* ---- handle.c ----------------------------------------------------------- */
 
@@ -373,6 +392,25 @@ void __irq_expect_age(struct irqaction *action);
 
 /* irq_expect_pool_init - every pooled token free again (irq_core_init). */
 void irq_expect_pool_init(void);
+
+/*
+ * __irq_expect_poll_done - a poll's run of the handlers is over and set
+ * tokens to IRQ_EXP_CLAIM (desc->def.poll_claims_open): judge them late at
+ * once if the line's interrupt was pending (desc->def.poll_pending), else
+ * leave them to the delayed verdict. Lock held.
+ */
+void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now);
+
+/*
+ * __irq_poll_pending_counts - whether what a poll of the line finds now may
+ * be judged by the line's pending interrupt (desc->def.poll_pending YES,
+ * one action on the line). Run owner or lock held.
+ */
+static inline bool __irq_poll_pending_counts(const struct irq_desc *desc, int8_t answer)
+{
+	/* On a shared line the pending request may be another device's: no verdict from it. */
+	return answer == IRQ_PENDING_YES && desc->nr_actions == 1;
+}
 
 /* __irq_expect_kill_all - the action leaves (free_irq): its tokens die. Lock held. */
 void __irq_expect_kill_all(struct irq_desc *desc, struct irqaction *action);

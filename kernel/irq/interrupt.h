@@ -82,6 +82,7 @@ struct irq_watch {
 	uint32_t total_late;       /* found by a poll, its interrupt came within the window */
 	uint64_t late_since_boot;  /* late deliveries over every watch of this action (irqs) */
 	uint64_t polled_since_boot; /* deliveries counted as polled over every watch (irqs) */
+	uint64_t beat_since_boot;  /* of the late ones, found while the line's interrupt was pending (irq_pending) */
 };
 
 /*
@@ -112,6 +113,8 @@ struct irq_expect {
 	uint64_t completions_polled;  /* completions delivered by a poll */
 	uint64_t completions_late;    /* of those, judged late: their interrupt came after the poll */
 	uint64_t completions_unsure;  /* of those, followed by one delivered by interrupt: maybe late */
+	uint64_t completions_beat;    /* of the late ones, found while the line's interrupt was pending (irq_pending) */
+	bool claim_in_poll;           /* IRQ_EXP_CLAIM was set inside the current poll's run (under the lock) */
 	uint64_t timeouts;            /* unexpect_irq(..., true) */
 	uint32_t misuse;              /* misuses seen (rate-limits their reports) */
 	uint32_t pool_state;          /* pool bookkeeping (expect.c) */

@@ -44,7 +44,32 @@ struct irq_chip {
 	void (*mask_ack)(struct irq_data *d);    /* optional: mask + ack in one */
 	void (*eoi)(struct irq_data *d);         /* fasteoi flow: end of interrupt */
 	int (*set_type)(struct irq_data *d, unsigned int flow_type); /* optional; IRQ_TYPE_*; 0 or -errno */
+	int (*irq_pending)(struct irq_data *d);  /* optional: see below */
 };
+
+/*
+ * irq_chip::irq_pending - "has this line's interrupt been raised towards
+ * the CPU and not yet taken?" RETURNS 1 yes, 0 no, negative: cannot tell
+ * now. OPTIONAL: a chip without it (NULL) keeps the defences' delayed
+ * verdicts exactly as they were (docs/defences.md, "Pending at the poll").
+ *
+ * Called only for polls, never on the interrupt path: by the owner of a
+ * poll's run of the line's handlers, with interrupts disabled, twice -
+ * once just before the handlers run (the line's lock held) and once just
+ * after they ran (the lock dropped; the run's IRQS_INPROGRESS keeps every
+ * other run of the line out, and a chip shared by lines serialises its
+ * registers as for every other operation). The handlers may have cleared
+ * the device in between: a controller that follows the level (8259 in
+ * level mode) then shows no request any more, one that latched it (LAPIC
+ * IRR) still does; the core takes "pending at either sample".
+ *
+ * Must be cheap (a few register reads, no waiting) and must not change
+ * what the controller does: no acknowledge, no EOI, nothing left selected
+ * that another reader relies on. Answer 1 only when the line's own
+ * request will reach the CPU once it takes interrupts again (say 0 when
+ * the line is masked at the chip: a masked request is not on its way).
+ * A wrong 1 hides a lost interrupt, so when in doubt answer negative.
+ */
 
 /* Trigger types: the IRQF_TRIGGER_* bits of <irq/interrupt.h> shifted right by 4. */
 #define IRQ_TYPE_NONE         0x0u  /* not configured */

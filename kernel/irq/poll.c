@@ -217,7 +217,13 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	if (found == IRQ_HANDLED)
 		chain->spin_until = now + late;
 	/* Armed for want, the timer would fire at want - late, not before now (__irq_poll_arm). */
-	again = chain->polls < IRQ_POLL_RERUN_MAX && want &&
+	/*
+	 * The line's interrupt is pending at the controller (irq_chip::
+	 * irq_pending): it runs the handlers as soon as the timer returns, so
+	 * another poll now would only take its work first and merge more
+	 * completions' edges into that one interrupt.
+	 */
+	again = chain->polls < IRQ_POLL_RERUN_MAX && want && !(found >= 0 && def->poll_pending == IRQ_PENDING_YES) &&
 		(found == IRQ_HANDLED ? want <= now + late
 				      : now < chain->spin_until && want <= chain->spin_until + late);
 	if (again) {

@@ -100,6 +100,7 @@ struct irq_line_health {
 	uint64_t polls;               /* poll timer expiries since boot */
 	uint64_t poll_runs;           /* runs of the handlers by a poll since boot (timer, irqfixup) */
 	uint64_t poll_found;          /* of those, runs some handler claimed: polls that found work */
+	uint64_t poll_beat;           /* of those, found while the line's interrupt was pending at the chip (irq_pending) */
 	uint64_t fixup_claims;        /* other lines' unclaimed interrupts this line's handlers claimed (since boot) */
 	uint64_t fixup_last_ns;       /* the latest of them (0: none); misrouted while recent */
 	unsigned int nr_actions;
@@ -119,8 +120,10 @@ struct irq_action_health {
 	uint64_t timeouts;            /* ... timed out */
 	uint64_t completions_late;    /* ... found by polling, judged late: their interrupt came after */
 	uint64_t completions_unsure;  /* ... found by polling, followed by one by interrupt: maybe late */
+	uint64_t completions_beat;    /* ... of the late ones, found while the interrupt was pending at the chip */
 	const char *watch;            /* "off", "watching", "polled", "wary" or "bad" */
 	uint64_t watch_late;          /* watch polls' finds whose interrupt came within the window (since boot) */
+	uint64_t watch_beat;          /* of watch_late, found while the interrupt was pending at the chip (since boot) */
 	uint64_t watch_polled;        /* watch polls' finds no interrupt followed: counted polled (since boot) */
 	uint32_t watch_pending;       /* finds awaiting that verdict now */
 };

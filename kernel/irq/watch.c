@@ -34,6 +34,9 @@
  * first of them, is over: what is left was found by polling (counted and,
  * the first time, announced). A period is not judged while finds wait.
  * tejun2010 (window 0) counts them at once, as the 2010 patch did.
+ * With a chip that can tell (irq_chip::irq_pending), a find while the
+ * line's interrupt was pending is late at once, window or not (see
+ * __irq_watch_count).
  *
  * When watching ends by a verdict, one info line says so with the counts
  * since watch_irq, healthy or not, so that the log shows it either way.
@@ -96,7 +99,8 @@ static void __irq_watch_late_drop(struct irq_desc *desc, struct irq_watch *w)
 static void __irq_watch_late_settle(struct irq_desc *desc, struct irqaction *action, bool window_over, uint64_t now)
 {
 	struct irq_watch *w = &action->watch;
-	uint64_t unclaimed = desc->stats.unhandled - w->late_unhandled;
+	/* late_unhandled may run ahead: reserved for finds beaten to a pending interrupt (__irq_watch_count). */
+	uint64_t unclaimed = desc->stats.unhandled > w->late_unhandled ? desc->stats.unhandled - w->late_unhandled : 0;
 	uint64_t late = unclaimed < w->late_pending ? unclaimed : w->late_pending;
 	uint32_t rest;
 
@@ -133,6 +137,24 @@ static void __irq_watch_count(struct irq_desc *desc, struct irqaction *action, c
 		__irq_watch_late_settle(desc, action, now - w->late_from_ns >= p->watch_late_window_ns, now);
 	if (!by_poll)
 		return;
+	if (__irq_poll_pending_counts(desc, desc->def.poll_pending)) {
+		/*
+		 * The line's interrupt was pending at the controller while the
+		 * poll took the work (irq_chip::irq_pending): it was on its way,
+		 * so the finds are late - good deliveries - at once, whatever the
+		 * window. The interrupt, when the CPU takes it, finds nothing to
+		 * claim; it is reserved for these finds so that it does not also
+		 * settle older finds awaiting their verdict. "Not pending" proves
+		 * nothing (the device may signal later, an 8259 in level mode
+		 * forgets a request once the device is cleared): the window rule
+		 * stays for those.
+		 */
+		__irq_watch_add_by_irq(w, by_poll, by_poll);
+		w->beat_since_boot += by_poll;
+		if (w->late_pending)
+			w->late_unhandled += by_poll;
+		return;
+	}
 	if (!p->watch_late_window_ns) {
 		__irq_watch_add_by_poll(desc, action, by_poll, now);
 		return;

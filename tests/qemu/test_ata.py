@@ -142,6 +142,22 @@ PATTERN_LBA, PIECE, PIECES = 1000, 15, 8      # 8 commands of one 15-sector DRQ 
 PATTERN_COUNT = PIECE * PIECES
 
 
+BEAT_LINE_RX = re.compile(r"^  line 14: polls \d+: (\d+) found work \((\d+) beat a pending interrupt\)", re.M)
+BEAT_ACTION_RX = re.compile(r"^  line 14 \S+: .*completions \d+ by irq / \d+ by polling "
+                            r"\((\d+) late, \d+ unsure, (\d+) beat a pending interrupt\)", re.M)
+
+
+def beat_counts(g):
+    """Line 14's polls that beat a pending interrupt (irq_pending) and the disk's late completions."""
+    out = g.command("irqs")
+    line, action = BEAT_LINE_RX.search(out), BEAT_ACTION_RX.search(out)
+    found, line_beat = (int(line.group(1)), int(line.group(2))) if line else (0, 0)
+    assert action, out  # the disk's expect token is listed
+    late, beat = int(action.group(1)), int(action.group(2))
+    assert line_beat <= found and beat <= late, out
+    return {"found": found, "line_beat": line_beat, "late": late, "beat": beat}
+
+
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_pattern_written_is_right_on_the_host_and_nothing_else_changed(guest_factory, tmp_path,
                                                                          scenario):
@@ -151,6 +167,7 @@ def test_pattern_written_is_right_on_the_host_and_nothing_else_changed(guest_fac
     g = boot(guest_factory, drive(path) + extra, ("debugexit " + append).strip())
     if before:
         assert "INJECTED" in g.command(before)
+    beat_before = beat_counts(g)
     for i in range(PIECES):
         lba = PATTERN_LBA + i * PIECE
         out = g.command(f"ata write-pattern {seed} {lba} {PIECE}", 60)
@@ -160,7 +177,14 @@ def test_pattern_written_is_right_on_the_host_and_nothing_else_changed(guest_fac
         lba = PATTERN_LBA + i * PIECE
         assert kernel_crc(g, f"ata crc {lba} {PIECE}", 60) == zlib_crc_of_pattern(seed, lba, PIECE)
     stats = ata_stats(g)
+    beat = beat_counts(g)
+    print(f"{scenario}: line 14 polls that beat a pending interrupt {beat_before['line_beat']} -> "
+          f"{beat['line_beat']}, disk completions judged late by it {beat_before['beat']} -> {beat['beat']}")
     if lossy:
+        # an interrupt that is dropped or masked is never pending: the chip vouches for nothing
+        assert (beat["line_beat"], beat["beat"]) == (beat_before["line_beat"], beat_before["beat"]), \
+            (beat_before, beat)
+        assert beat["found"] > beat_before["found"], (beat_before, beat)  # the polls did the work
         assert stats["lost"] > 0 or irqs_row(g, 14)["polled"] > 0, stats
     else:
         assert stats["lost"] == 0 and stats["timeouts"] == 0, stats

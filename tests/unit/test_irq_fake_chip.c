@@ -38,6 +38,7 @@ static bool masked[IRQ_NR_LINES];
 static bool asserted[IRQ_NR_LINES];
 static unsigned int chip_type[IRQ_NR_LINES];
 static int set_type_result;
+static int pending_answer[IRQ_NR_LINES];  /* what irq_pending says per line (fake_chip_pending) */
 static unsigned int errors;
 static char first_error[FAKE_ERROR_TEXT];
 static const char *order[FAKE_ORDER_MAX];
@@ -109,6 +110,47 @@ const struct irq_chip fake_chip = {
 	.eoi = fake_eoi, .set_type = fake_set_type,
 };
 
+/*
+ * irq_pending of fake_chip_pending: the answer fake_chip_set_pending set.
+ * Recorded as "pending" (the line's lock held: the sample before a poll's
+ * handlers) or "pending-unlocked" (the sample after them); any other lock
+ * count breaks the contract of irqchip.h.
+ */
+static int fake_pending(struct irq_data *d)
+{
+	unsigned int locks = irq_host_locks_held();
+	int answer = 0;
+
+	pthread_mutex_lock(&fake_mutex);
+	if (d->irq >= IRQ_NR_LINES)
+		fake_error("irq_pending on line %u, which does not exist", d->irq);
+	else if (trace_len == FAKE_TRACE_MAX)
+		fake_error("more than %d chip calls recorded", FAKE_TRACE_MAX);
+	else
+		trace[trace_len++] = (struct fake_call){ d->irq, locks ? "pending" : "pending-unlocked" };
+	if (locks > 1)
+		fake_error("irq_pending on line %u with %u port locks held", d->irq, locks);
+	if (!irq_host_irqs_disabled())
+		fake_error("irq_pending on line %u with interrupts enabled", d->irq);
+	if (d->irq < IRQ_NR_LINES)
+		answer = pending_answer[d->irq];
+	pthread_mutex_unlock(&fake_mutex);
+	return answer;
+}
+
+void fake_chip_set_pending(unsigned int irq, int answer)
+{
+	pthread_mutex_lock(&fake_mutex);
+	if (irq < IRQ_NR_LINES)
+		pending_answer[irq] = answer;
+	pthread_mutex_unlock(&fake_mutex);
+}
+
+const struct irq_chip fake_chip_pending = {
+	.name = "FAKE-PEND", .mask = fake_mask, .unmask = fake_unmask, .ack = fake_ack,
+	.eoi = fake_eoi, .set_type = fake_set_type, .irq_pending = fake_pending,
+};
+
 const struct irq_chip fake_chip_mask_ack = {
 	.name = "FAKE-MA", .mask = fake_mask, .unmask = fake_unmask, .ack = fake_ack,
 	.mask_ack = fake_mask_ack, .eoi = fake_eoi, .set_type = fake_set_type,
@@ -127,6 +169,7 @@ void fake_chip_reset(void)
 	memset(asserted, 0, sizeof(asserted));
 	memset(chip_type, 0, sizeof(chip_type));
 	set_type_result = 0;
+	memset(pending_answer, 0, sizeof(pending_answer));
 	errors = 0;
 	first_error[0] = '\0';
 	order_len = 0;

@@ -19,6 +19,9 @@
 extern const struct irq_chip fake_chip;
 extern const struct irq_chip fake_chip_mask_ack;
 extern const struct irq_chip fake_chip_fixed_type;
+/* The first with irq_pending too: it answers what fake_chip_set_pending said (0 after a reset). */
+extern const struct irq_chip fake_chip_pending;
+void fake_chip_set_pending(unsigned int irq, int answer);
 
 /* Forget all calls and states: every line unmasked, not asserted. */
 void fake_chip_reset(void);

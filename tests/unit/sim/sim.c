@@ -63,8 +63,16 @@ static bool line_signals(const struct sim_line *l)
 /* Schedule the next delivery if the line signals and none is scheduled. */
 static void line_kick(struct sim_line *l)
 {
-	if (line_signals(l) && !irq_port_timer_pending(&l->deliver))
-		irq_port_timer_arm(&l->deliver, irq_port_now_ns() + SIM_IRQ_COST_NS);
+	uint64_t at;
+
+	if (!line_signals(l) || irq_port_timer_pending(&l->deliver))
+		return;
+	at = irq_port_now_ns() + SIM_IRQ_COST_NS;
+	if (l->take_delay_ns && sim_chance(&l->take_rng, l->take_delay_ppm)) {
+		at += l->take_delay_ns;
+		l->delayed_takes++;
+	}
+	irq_port_timer_arm(&l->deliver, at);
 }
 
 /* Delivery event: the controller interrupts the CPU for this line. */
@@ -129,9 +137,23 @@ static int chip_set_type(struct irq_data *d, unsigned int type)
 	return 0;
 }
 
+/* irq_pending: raised (the line signals, its delivery scheduled) and not yet taken. */
+static int chip_pending(struct irq_data *d)
+{
+	struct sim_line *l = &lines[d->irq];
+
+	l->pending_calls++;
+	return line_signals(l) && irq_port_timer_pending(&l->deliver);
+}
+
 static const struct irq_chip sim_chip = {
 	.name = "SIM", .mask = chip_mask, .unmask = chip_unmask, .ack = chip_ack,
 	.eoi = chip_eoi, .set_type = chip_set_type,
+};
+
+static const struct irq_chip sim_chip_pending = {
+	.name = "SIM-PEND", .mask = chip_mask, .unmask = chip_unmask, .ack = chip_ack,
+	.eoi = chip_eoi, .set_type = chip_set_type, .irq_pending = chip_pending,
 };
 
 /* ---- setup and stimulus ---------------------------------------------------- */
@@ -170,7 +192,7 @@ int sim_start(const struct sim_options *opt)
 	return err;
 }
 
-int sim_line_setup(unsigned int irq, enum sim_flow flow)
+static int sim_line_setup_chip(unsigned int irq, enum sim_flow flow, const struct irq_chip *chip)
 {
 	static const irq_flow_handler_t flows[] = {
 		[SIM_EDGE] = handle_edge_irq, [SIM_LEVEL] = handle_level_irq, [SIM_FASTEOI] = handle_fasteoi_irq,
@@ -182,7 +204,28 @@ int sim_line_setup(unsigned int irq, enum sim_flow flow)
 	*l = (struct sim_line){ .used = true, .flow = flow, .masked = false };
 	irq_port_timer_init(&l->deliver, line_deliver, l);
 	/* The core masks the line when the chip is attached. */
-	return irq_set_chip_and_handler(irq, &sim_chip, flows[flow], NULL, irq);
+	return irq_set_chip_and_handler(irq, chip, flows[flow], NULL, irq);
+}
+
+int sim_line_setup(unsigned int irq, enum sim_flow flow)
+{
+	return sim_line_setup_chip(irq, flow, &sim_chip);
+}
+
+int sim_line_setup_pending(unsigned int irq, enum sim_flow flow)
+{
+	return sim_line_setup_chip(irq, flow, &sim_chip_pending);
+}
+
+void sim_line_set_take_delay(unsigned int irq, uint64_t delay_ns, uint32_t ppm, uint64_t seed)
+{
+	struct sim_line *l = sim_line(irq);
+
+	if (!l)
+		return;
+	l->take_delay_ns = delay_ns;
+	l->take_delay_ppm = ppm;
+	l->take_rng = seed ? seed : 3;
 }
 
 void sim_line_set_source(unsigned int irq, unsigned int source, bool on)

@@ -76,6 +76,12 @@ struct sim_line {
 	uint64_t last_mask_ns, last_unmask_ns;
 	struct sim_mask_event history[SIM_MASK_HISTORY];  /* the first SIM_MASK_HISTORY changes */
 	unsigned int nr_history;
+	/* Interrupts raised but not yet taken (sim_line_set_take_delay): */
+	uint64_t take_delay_ns;      /* a delivery is taken this much later than SIM_IRQ_COST_NS ... */
+	uint32_t take_delay_ppm;     /* ... with this probability (a CPU busy elsewhere, a loaded host) */
+	uint64_t take_rng;
+	uint64_t delayed_takes;      /* deliveries scheduled late so */
+	uint64_t pending_calls;      /* irq_pending calls (chips of sim_line_setup_pending) */
 };
 
 /* The options a simulation starts the defences with. */
@@ -93,6 +99,24 @@ int sim_start(const struct sim_options *opt);
 
 /* sim_line_setup - attach the SIM chip to @irq with @flow. RETURNS 0 or the core's error. */
 int sim_line_setup(unsigned int irq, enum sim_flow flow);
+
+/*
+ * sim_line_setup_pending - the same with the "SIM-PEND" chip, which also
+ * has irq_chip::irq_pending: 1 while the line signals and its delivery is
+ * scheduled but not yet taken, else 0. That is an 8259's model: a level
+ * request vanishes as soon as the handler lowers the device's source (the
+ * delivery then finds nothing and no interrupt is taken), an edge stays
+ * latched until taken.
+ */
+int sim_line_setup_pending(unsigned int irq, enum sim_flow flow);
+
+/*
+ * sim_line_set_take_delay - from now on each delivery of @irq is taken
+ * @delay_ns late with probability @ppm (SIM_PPM: every one), drawn from
+ * @seed: the interrupt is raised (pending at the controller) and the CPU
+ * takes it later.
+ */
+void sim_line_set_take_delay(unsigned int irq, uint64_t delay_ns, uint32_t ppm, uint64_t seed);
 
 /* The model's state of line @irq (NULL for a bad number). */
 struct sim_line *sim_line(unsigned int irq);

@@ -124,6 +124,13 @@ void lapic_setup_lints(const struct fw_platform *fw, bool ioapic_mode);
 /* lapic_eoi - end the interrupt in service. CONTEXT: interrupt context (any). */
 void lapic_eoi(void);
 
+/*
+ * lapic_irr_set - whether @vector is requested at the boot CPU's LAPIC and
+ * not yet taken (its IRR bit; false before lapic_init or for a vector past
+ * 255). CONTEXT: any; one register read.
+ */
+bool lapic_irr_set(unsigned int vector);
+
 /* lapic_ready - lapic_init() succeeded. CONTEXT: any. */
 bool lapic_ready(void);
 
