@@ -74,6 +74,7 @@ void irq_expect_pool_init(void)
 	for (i = 0; i < IRQ_NR_EXPECTS; i++)
 		irq_expect_pool[i] = (struct irq_expect){ 0 };
 	irq_expect_deaths = 0;
+	irq_expect_off_calls = 0;
 }
 
 /* Take a pool token: a never-used one first, else the one that died longest ago. */
@@ -216,6 +217,15 @@ static int irq_expect_init_refused(unsigned int irq)
 	}
 	if (!irq_to_desc(irq)) {
 		irq_port_log(IRQ_LOG_ERR, "irq: init_irq_expect(%u): no such line\n", irq);
+		return 1;
+	}
+	if (!irq_policy()->expect_on) {
+		/* A token would count nothing and its driver would say "expecting on" for nothing. */
+		uint32_t n = __atomic_add_fetch(&irq_expect_off_calls, 1, __ATOMIC_RELAXED);
+
+		if (irq_report_due(n))
+			irq_port_log(IRQ_LOG_INFO, "irq %u: init_irq_expect: profile %s has no IRQ expecting, no token (expect calls do nothing)\n",
+				     irq, irq_policy()->name);
 		return 1;
 	}
 	return 0;

@@ -234,8 +234,9 @@ void synchronize_irq(unsigned int irq);
  * CONTEXT: thread context.
  * RETURNS the token; NULL (with a message) when the pool is empty, there is
  * no such line or action, or the action has its most tokens; NULL (logged
- * once) while the defences are off (noirqdebug, or before they start). The
- * calls below accept NULL and do nothing with it.
+ * once) while the defences are off (noirqdebug, or before they start) or
+ * the profile has no expecting (irqpolicy=mainline). The calls below accept
+ * NULL and do nothing with it.
  */
 struct irq_expect *init_irq_expect(unsigned int irq, void *dev_id);
 

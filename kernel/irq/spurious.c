@@ -149,7 +149,8 @@ static void __irq_flood_trip(struct irq_desc *desc, const struct irq_policy *p,
 				     desc->irq_data.irq, (unsigned int)def->failed_tests, irq_log_ms(off_for));
 	} else {
 		__irq_health_begin(desc, NULL, &def->storm, IRQ_HEALTH_STORM,
-				   "flood of unclaimed interrupts: line disabled at its controller, handlers polled", now);
+				   "flood of unclaimed interrupts: line disabled at its controller, handlers polled "
+				   "(none claimed them: the source may be a device without a driver, not a handler named here)", now);
 		if (off_for == IRQ_POLICY_FOREVER)
 			irq_port_log(IRQ_LOG_WARN, "irq %u: %u of %u interrupts unclaimed in %llu ms; off for good, polled every %llu ms\n",
 				     desc->irq_data.irq, (unsigned int)seg->unhandled, (unsigned int)seg->samples,

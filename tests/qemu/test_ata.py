@@ -342,6 +342,17 @@ def test_lost_interrupts_are_named_with_irq_14_and_the_ata_driver(guest_factory,
     # kernel/irq's report names the line and the action, and so does its health summary
     assert re.search(r'irq 14: "ata0": expected interrupt (lost|timed out)', log), log
     assert health["state"].startswith("on polling (") and health["by_poll"] > 0, health
+    # the fault goes: interrupts come again and the distrusted token verifies again within a
+    # few verify goals (32 good deliveries each) - it must not keep racing the interrupts with
+    # the polls it learned while they were lost
+    start = len(g.lines())
+    assert "switched off" in g.command("inject off ata-drop")
+    assert kernel_crc(g, "ata crc 0 2048") == diskimg.crc_of(path, 0, 2048 * SECTOR)  # 128 phases
+    after = ata_health(g)
+    assert after["token"] == "verified" and after["state"] == "interrupts fine", after
+    recovered = [l for l in g.lines(start) if 'irq 14: "ata0": interrupts verified again' in l]
+    assert recovered, g.lines(start)
+    assert after["by_irq"] - health["by_irq"] >= 32, (health, after)
 
 
 def test_misvectored_interrupts_still_give_right_data_and_show_as_unowned(guest_factory, tmp_path):
