@@ -100,8 +100,9 @@ static void print_health(void)
 			cprintf("  line %u: polls %llu: %llu found work (%llu beat a pending interrupt), %llu found nothing\n", irq,
 				(unsigned long long)h.poll_runs, (unsigned long long)h.poll_found,
 				(unsigned long long)h.poll_beat, (unsigned long long)(h.poll_runs - h.poll_found));
-		if (h.fixup_claims && !(h.causes & IRQ_HEALTH_MISROUTED))
-			cprintf("  line %u: misrouted no more: irqfixup claims since boot %llu, the latest %llu ms ago\n", irq,
+		if (h.fixup_claims)
+			cprintf("  line %u: %sirqfixup claims since boot %llu, the latest %llu ms ago\n", irq,
+				h.causes & IRQ_HEALTH_MISROUTED ? "" : "misrouted no more: ",
 				(unsigned long long)h.fixup_claims, (unsigned long long)((now - h.fixup_last_ns) / NS_PER_MS));
 		for (unsigned int i = 0; irq_get_action_health(irq, i, &a) == 0; i++) {
 			if (!a.causes && !a.tokens && strcmp(a.watch, "off") == 0 && !a.watch_late && !a.watch_polled)

@@ -1,8 +1,8 @@
 """bench-table: the one benchmark table of issue 8, from the figures the other benches wrote.
 
 The last step of `make bench`. Every bench of the run writes its figures as JSON into
-build/bench/ (bench-ata: ata.json, bench-usb: usb.json, bench-storm: storm.json, bench-irq:
-irq.json, bench-defences: defences.json); this script reads them, checks that each is there
+build/bench/ (bench-ata: ata.json, bench-usb: usb.json, bench-storm: storm.json, bench-fixup:
+fixup.json, bench-irq: irq.json, bench-defences: defences.json); this script reads them, checks that each is there
 and from this run (newer than the stamp `make bench` touched first), and prints one table:
 one row per figure, a column per irqpolicy (irqkit, tejun2010, mainline), each row with its
 unit and the conditions it was measured under (machine, interrupt mode as the kernel logged
@@ -23,7 +23,7 @@ import statistics
 import sys
 
 POLICIES = ("irqkit", "tejun2010", "mainline")
-INPUTS = ("ata", "usb", "storm", "irq", "defences")   # build/bench/NAME.json, one per bench
+INPUTS = ("ata", "usb", "storm", "fixup", "irq", "defences")   # build/bench/NAME.json, one per bench
 STORM_SOURCES = {
     # storm_bench.py source: what the storm is, for the conditions column
     "e1000-storm/noapic": "e1000 holds shared level IRQ 11 (raw 8259 level storm)",
@@ -177,8 +177,62 @@ def storm_rows(d):
             rows.append((f"CPU share lost, idle, {label}", "% of CPU", cond.format(mode),
                          {p: f"{ip[p][key]:.1f} %" if p in ip and ip[p][key] is not None else nm("no figure")
                           for p in POLICIES}))
-    rows.append(("CPU share lost, idle, with irqfixup", "% of CPU", "-",
-                 {p: nm("no bench runs irqfixup") for p in POLICIES}))
+    return note, rows
+
+
+FIXUP_SWITCHES = ("none", "irqfixup", "irqpoll")   # fixup_bench.py's boots per policy
+
+
+def fixup_rows(d):
+    note = (f"`inject {d['fault']}` (the disk's IOAPIC pin delivers the serial line's vector); per policy "
+            f"one boot with neither switch, one with `irqfixup`, one with `irqpoll`, each `ata bench hda 0 "
+            f"{d['sectors']}` ({d['sectors'] // 2} KiB written, read back, verified) healthy and then misrouted, "
+            f"median of {d['reps']} runs (misrouted: one 64 KiB probe run instead when it was slower than 2 s "
+            f"per MiB), `cpuload {d['load_ms']}` "
+            f"after each; claims and handler calls from `irqs` before and after the misrouted runs "
+            f"(tests/bench/fixup_bench.py)")
+    by = {(r["policy"], r["switch"]): r for r in d["rows"]}
+    cond = qemu_cond(d, modes_of(r.get("mode") for r in d["rows"])) + ", -nodefaults"
+
+    def wr(f, base=None):
+        v = f"{f['write']:.2f} / {f['read']:.2f}"
+        if base:
+            v += f" ({f['write'] / base['write']:.2f} / {f['read'] / base['read']:.2f})" \
+                if base["write"] and base["read"] else ""
+        return v + ("" if f["verified"] else " DATA WRONG")
+
+    def claims(r):
+        m = r["misrouted"]
+        v = f"{m['fixup_claims']} of {m['line4_unclaimed']}"
+        if r["switch"] != "none" and m["fixup_claims"] == 0:
+            return "NO RESCUE: " + v
+        return v
+
+    def per_irq(f):
+        return f"{f['handler_calls'] / f['disk_irqs']:.2f}" if f["disk_irqs"] else nm("no disk interrupts")
+
+    spec = [
+        ("healthy disk: ATA write / read", "MB/s guest time", lambda r: wr(r["healthy"])),
+        ("misrouted: ATA write / read", "MB/s guest time (ratio to healthy)",
+         lambda r: wr(r["misrouted"], r["healthy"])),
+        ("misrouted: line 4's unclaimed interrupts that irqfixup gave to ata0", "claims of unclaimed",
+         claims),
+        ("misrouted: DRQ phases the ATA driver completed after its 250 ms time-out", "phases",
+         lambda r: f"{r['misrouted']['lost']} of {r['misrouted']['disk_irqs']}"),
+        ("handler calls per disk interrupt, healthy / misrouted", "calls (interrupts + poll runs, all lines)",
+         lambda r: f"{per_irq(r['healthy'])} / {per_irq(r['misrouted'])}"),
+        ("CPU share lost, idle, healthy / misrouted", "% of CPU",
+         lambda r: f"{r['cpu_healthy']:.1f} % / {r['cpu_misrouted']:.1f} %"),
+    ]
+    rows = []
+    for sw in FIXUP_SWITCHES:
+        label = "neither switch" if sw == "none" else sw
+        for name, unit, get in spec:
+            cells = {}
+            for p in POLICIES:
+                r = by.get((p, sw))
+                cells[p] = nm("no figure from this boot") if r is None else get(r)
+            rows.append((f"{label}, {name}", unit, cond, cells))
     return note, rows
 
 
@@ -238,7 +292,8 @@ def main():
         d = {n: load(args.dir, n, since) for n in INPUTS}
         sections = [("ATA (drivers/ata) under lost interrupts", ata_rows(d["ata"])),
                     ("USB class drivers, healthy vs misrouted", usb_rows(d["usb"])),
-                    ("Interrupt storms and irqpoll/irqfixup", storm_rows(d["storm"])),
+                    ("Interrupt storms and irqpoll", storm_rows(d["storm"])),
+                    ("irqfixup and irqpoll under a misrouted disk line", fixup_rows(d["fixup"])),
                     ("Hot paths, instructions on the host", hot_rows(d["irq"], d["defences"]))]
     except InputError as e:
         print(f"bench-table: {e}", file=sys.stderr)
