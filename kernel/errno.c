@@ -37,6 +37,7 @@ static const struct errno_entry errno_table[] = {
 	{ EMSGSIZE,  "EMSGSIZE" },
 	{ ENOMEDIUM, "ENOMEDIUM" },
 	{ ETIMEDOUT, "ETIMEDOUT" },
+	{ EINPROGRESS, "EINPROGRESS" },
 };
 
 /* Name returned for 0, which is success rather than an error. */

@@ -96,10 +96,11 @@ static void print_health(void)
 					(unsigned long long)((h.reenable_at_ns > now ? h.reenable_at_ns - now : 0) / NS_PER_MS));
 			cprintf(" (floods since boot: %u)\n", h.floods);
 		}
-		if (h.poll_runs)
-			cprintf("  line %u: polls %llu: %llu found work (%llu beat a pending interrupt), %llu found nothing\n", irq,
+		if (h.poll_runs || h.poll_deferred)
+			cprintf("  line %u: polls %llu: %llu found work (%llu beat a pending interrupt), %llu found nothing; %llu more left the work to a pending interrupt\n", irq,
 				(unsigned long long)h.poll_runs, (unsigned long long)h.poll_found,
-				(unsigned long long)h.poll_beat, (unsigned long long)(h.poll_runs - h.poll_found));
+				(unsigned long long)h.poll_beat, (unsigned long long)(h.poll_runs - h.poll_found),
+				(unsigned long long)h.poll_deferred);
 		if (h.fixup_claims)
 			cprintf("  line %u: %sirqfixup claims since boot %llu, the latest %llu ms ago\n", irq,
 				h.causes & IRQ_HEALTH_MISROUTED ? "" : "misrouted no more: ",

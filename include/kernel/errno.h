@@ -29,6 +29,7 @@
 #define EMSGSIZE  90   /* message too long */
 #define ENOMEDIUM 123  /* no medium in the drive */
 #define ETIMEDOUT 110  /* the device did not answer in time */
+#define EINPROGRESS 115 /* in progress elsewhere (kernel/irq: a poll left the work to a pending interrupt) */
 
 /* errno_name - short symbolic name ("EINVAL") of a positive or negative code. */
 const char *errno_name(int err);

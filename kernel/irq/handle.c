@@ -64,8 +64,12 @@ irqreturn_t __handle_irq_event(struct irq_desc *desc, unsigned long *flags)
 	desc->status |= IRQS_INPROGRESS;
 	desc->run_is_poll = polled;
 	/* Polls only: was the line's interrupt on its way before the handlers ran (irq_chip::irq_pending)? */
-	if (polled)
-		desc->def.poll_pending = desc->def.poll_pending_before = (int8_t)__irq_chip_pending(desc);
+	if (polled) {
+		if (!desc->def.poll_pending_sampled)  /* irq_poll_line asked already, just now */
+			desc->def.poll_pending_before = (int8_t)__irq_chip_pending(desc);
+		desc->def.poll_pending = desc->def.poll_pending_before;
+		desc->def.poll_pending_sampled = false;
+	}
 	irq_port_unlock_irqrestore(&desc->lock, *flags);
 
 	ret = irq_run_actions(desc, polled);
@@ -166,6 +170,35 @@ void __irq_account_no_action(struct irq_desc *desc)
 			     desc->irq_data.irq, (unsigned long long)desc->stats.spurious);
 }
 
+/*
+ * Whether a poll should leave the line to its own interrupt: the chip says
+ * it is pending (irq_chip::irq_pending), the line is not masked, so the
+ * CPU takes it as soon as it may and it runs every handler of the line -
+ * a poll now would only take its work first (and the defences would then
+ * have to judge a race instead of a delivery). Once per delivery: if the
+ * interrupt has still not been taken by the next poll (a controller that
+ * keeps a request it never delivers, an ISR slot never ended), the poll
+ * runs. Lock held.
+ */
+static bool __irq_poll_defer(struct irq_desc *desc)
+{
+	struct irq_defence_line *def = &desc->def;
+
+	if (desc->status & (IRQS_MASKED | IRQS_DISABLED))
+		return false;
+	if (def->defer_delivered == desc->stats.delivered + 1)
+		return false;  /* deferred before and nothing came since */
+	/* The answer is also the poll's "before the handlers" sample (__handle_irq_event). */
+	def->poll_pending_before = (int8_t)__irq_chip_pending(desc);
+	def->poll_pending_sampled = true;
+	if (def->poll_pending_before != IRQ_PENDING_YES)
+		return false;
+	def->poll_pending_sampled = false;
+	def->defer_delivered = desc->stats.delivered + 1;
+	def->poll_deferred++;
+	return true;
+}
+
 int irq_poll_line(struct irq_desc *desc)
 {
 	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
@@ -177,6 +210,8 @@ int irq_poll_line(struct irq_desc *desc)
 		ret = -IRQ_ENOENT;
 	} else if (!__irq_polls_allowed(desc)) {
 		ret = -IRQ_EAGAIN;  /* disabled (a line off for flooding is polled instead) */
+	} else if (__irq_poll_defer(desc)) {
+		ret = -IRQ_EINPROGRESS;  /* the line's interrupt is on its way: it does the work */
 	} else {
 		desc->status |= IRQS_POLLING;
 		ret = __handle_irq_event(desc, &flags);

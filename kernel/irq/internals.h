@@ -111,6 +111,10 @@ struct irq_defence_line {
 	int8_t poll_pending;           /* YES if either sample said so, NO if both did, else UNKNOWN */
 	uint32_t poll_claims_open;     /* tokens set to IRQ_EXP_CLAIM in this run (expect.c settles them) */
 	uint64_t poll_beat;            /* polls that found work while the line's interrupt was pending */
+	/* Under the lock (handle.c, irq_poll_line): */
+	uint64_t poll_deferred;        /* polls that left the work to the line's pending interrupt (ran no handler) */
+	uint64_t defer_delivered;      /* stats.delivered + 1 at the latest such poll (0: none yet) */
+	bool poll_pending_sampled;     /* poll_pending_before was just asked by irq_poll_line */
 	uint64_t fixup_claims;         /* unclaimed interrupts elsewhere that this line's handlers claimed (irqfixup) */
 	uint64_t fixup_rescues;        /* unclaimed interrupts of this line that irqfixup found a claimer for */
 };

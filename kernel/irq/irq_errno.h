@@ -17,5 +17,6 @@
 #define IRQ_EINVAL    22   /* invalid argument */
 #define IRQ_ENOSPC    28   /* the line already carries IRQ_MAX_SHARED actions */
 #define IRQ_ETIMEDOUT 110  /* a wait took longer than allowed */
+#define IRQ_EINPROGRESS 115 /* a poll left the work to the line's pending interrupt */
 
 #endif /* IRQ_ERRNO_H */

@@ -200,15 +200,18 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	unsigned long flags;
 	uint64_t now, want, late;
 	int found = irq_poll_line(desc);
-	bool again;
+	bool again, deferred;
 
 	now = irq_port_now_ns();
 	flags = irq_port_lock_irqsave(&desc->lock);
 	def->last_poll_ns = now;
 	def->timer_poll_running = false;
-	__irq_poll_adapt(desc, found);
-	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
-		__irq_expect_mark_polled(a, poll_ns);
+	deferred = found == -IRQ_EINPROGRESS;
+	if (!deferred) {  /* a poll that left the work to the pending interrupt looked at nothing */
+		__irq_poll_adapt(desc, found);
+		for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+			__irq_expect_mark_polled(a, poll_ns);
+	}
 	__irq_health_remind(desc, now);
 	want = __irq_poll_want(desc, now);
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
@@ -221,9 +224,11 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	 * The line's interrupt is pending at the controller (irq_chip::
 	 * irq_pending): it runs the handlers as soon as the timer returns, so
 	 * another poll now would only take its work first and merge more
-	 * completions' edges into that one interrupt.
+	 * completions' edges into that one interrupt. The same when this poll
+	 * left the work to it (irq_poll_line, -IRQ_EINPROGRESS).
 	 */
-	again = chain->polls < IRQ_POLL_RERUN_MAX && want && !(found >= 0 && def->poll_pending == IRQ_PENDING_YES) &&
+	again = chain->polls < IRQ_POLL_RERUN_MAX && want && !deferred &&
+		!(found >= 0 && def->poll_pending == IRQ_PENDING_YES) &&
 		(found == IRQ_HANDLED ? want <= now + late
 				      : now < chain->spin_until && want <= chain->spin_until + late);
 	if (again) {

@@ -162,6 +162,7 @@ static void the_core_error_numbers_are_the_kernels(void **state)
 	assert_int_equal(IRQ_EINVAL, EINVAL);
 	assert_int_equal(IRQ_ENOSPC, ENOSPC);
 	assert_int_equal(IRQ_ETIMEDOUT, ETIMEDOUT);
+	assert_int_equal(IRQ_EINPROGRESS, EINPROGRESS);
 	/* And the trigger types are the request flags shifted. */
 	assert_int_equal(IRQF_TRIGGER_RISING >> IRQ_TYPE_FROM_IRQF_SHIFT, IRQ_TYPE_EDGE_RISING);
 	assert_int_equal(IRQF_TRIGGER_FALLING >> IRQ_TYPE_FROM_IRQF_SHIFT, IRQ_TYPE_EDGE_FALLING);
