@@ -281,12 +281,14 @@ void __irq_account_no_action(struct irq_desc *desc);
 /*
  * irq_poll_line - run the actions of @desc exactly as an interrupt would
  * (same exclusion, same accounting through note_interrupt, with
- * IRQS_POLLING set), without the chip being involved. An interrupt that
+ * IRQS_POLLING set); the chip is only asked irq_pending. An interrupt that
  * arrives during the poll is held pending and replayed right after it.
  * CONTEXT: interrupt or timer context (interrupts disabled), lock not held.
  * RETURNS IRQ_HANDLED or IRQ_NONE when the actions ran; -EBUSY when the
  * handlers were already running (the poll is skipped); -ENOENT when the
- * line has no action; -EAGAIN when it is disabled.
+ * line has no action; -EAGAIN when it is disabled; -EINPROGRESS when the
+ * chip says the line's interrupt is pending (irq_chip::irq_pending) and the
+ * poll left the work to it, running no handler (once per delivery).
  */
 int irq_poll_line(struct irq_desc *desc);
 

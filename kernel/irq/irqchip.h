@@ -69,6 +69,11 @@ struct irq_chip {
  * request will reach the CPU once it takes interrupts again (say 0 when
  * the line is masked at the chip: a masked request is not on its way).
  * A wrong 1 hides a lost interrupt, so when in doubt answer negative.
+ *
+ * A 1 before the handlers on an unmasked line also makes the poll run no
+ * handler and leave the work to that interrupt (irq_poll_line returns
+ * -IRQ_EINPROGRESS), once per delivery: a request that is never taken
+ * delays polling by one poll, no more.
  */
 
 /* Trigger types: the IRQF_TRIGGER_* bits of <irq/interrupt.h> shifted right by 4. */

@@ -53,13 +53,14 @@ def wired():
 
 
 def bench(g, sectors):
+    """One `ata bench hda 0 @sectors`: MB/s each way, pattern verified, interrupt counts (also fixup_bench.py)."""
     out = g.command(f"ata bench hda 0 {sectors}", timeout=900)
     rates = {m.group(1): float(m.group(4)) for m in RATE_RX.finditer(out)}
     intr = INTR_RX.search(out)
     if "write" not in rates or "read" not in rates or not intr:
         raise RuntimeError(f"no figures:\n{out}")
     return {"write": rates["write"], "read": rates["read"], "verified": "pattern verified" in out,
-            "serviced": int(intr.group(1)), "lost": int(intr.group(2))}
+            "serviced": int(intr.group(1)), "lost": int(intr.group(2)), "timeouts": int(intr.group(4))}
 
 
 def median_bench(g, sectors, reps):

@@ -45,6 +45,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
 from irqkit_qemu import Guest  # noqa: E402
+sys.path.insert(0, HERE)
+from ata_bench import bench  # noqa: E402  (one parser of `ata bench` output)
 
 ICOUNT_SHIFT = 3            # 8 ns of guest time per executed instruction
 POLICIES = ("irqkit", "tejun2010", "mainline")
@@ -60,9 +62,6 @@ PROBE_SECTORS = 128         # the misrouted probe: 16 DRQ phases, 4 s per direct
 LOAD_MS = 500               # `cpuload` busy loop length
 MISROUTE = "irq-misroute:14/4"
 DISK_LINE, SERIAL_LINE = 14, 4
-RATE_RX = re.compile(r"bench hda \d+\+\d+ (write|read): (\d+) bytes in (\d+) us, ([\d.]+) MB/s(.*)")
-INTR_RX = re.compile(r"bench hda \d+\+\d+ interrupts: serviced (\d+), lost (\d+), "
-                     r"dropped commands (\d+), timeouts (\d+)")
 LOAD_RX = re.compile(r"([\d.]+) % of the CPU lost to interrupts")
 CLAIMS_RX = re.compile(r"^  line (\d+): (?:misrouted no more: )?irqfixup claims since boot (\d+)", re.M)
 POLLS_RX = re.compile(r"^  line (\d+): polls (\d+): ", re.M)
@@ -94,16 +93,6 @@ def handler_calls(after, before):
     """Handler runs between two `irqs`: every line's interrupts (one action per line here)
     plus its poll runs (timer polls, irqfixup's tries)."""
     return sum(delta(after, before, n, "delivered") + delta(after, before, n, "polls") for n in after)
-
-
-def bench(g, sectors):
-    out = g.command(f"ata bench hda 0 {sectors}", timeout=900)
-    rates = {m.group(1): float(m.group(4)) for m in RATE_RX.finditer(out)}
-    intr = INTR_RX.search(out)
-    if "write" not in rates or "read" not in rates or not intr:
-        raise RuntimeError(f"no figures:\n{out}")
-    return {"write": rates["write"], "read": rates["read"], "verified": "pattern verified" in out,
-            "serviced": int(intr.group(1)), "lost": int(intr.group(2)), "timeouts": int(intr.group(4))}
 
 
 def runs_of(g, sectors, reps, probe):
