@@ -6,6 +6,7 @@
 #   make test       every test: unit, fuzz, docs, cross builds, QEMU boot tests
 #   make bench      benchmarks (instruction counts, guest-time figures); prints figures
 #   make cross      kernel/irq + timer wheel for Cortex-M3 and RV64: sizes, a run on QEMU's M3
+#   make prof-ata   guest instructions per function of an ATA block, healthy vs lost (tools/guestprof)
 #
 # Host unit tests, benchmarks and fuzz targets are declared in fragments
 # (tests/unit/*.mk, tests/bench/*.mk, tests/fuzz/*.mk) so that adding a test
@@ -51,7 +52,7 @@ HOST_CFLAGS   := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DIRQKIT_HOST=1 $(HOST_
 SAN_FLAGS     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 HOST_LDLIBS   := -lcmocka -lpthread
 
-.PHONY: all kernel iso run debug test unit fuzz qemu-test docs-test cross bench deps clean help
+.PHONY: all kernel iso run debug test unit fuzz qemu-test docs-test cross bench deps clean help prof-ata
 all: kernel iso
 
 help:
@@ -168,6 +169,17 @@ test: deps
 
 # bench-start first and bench-table last (tests/bench/table.mk): make takes them in this order
 bench: deps bench-start $(BENCH_TARGETS) bench-table
+
+# Guest profile (tools/guestprof): a QEMU plugin counting the kernel's executed
+# instructions per function; prof-ata compares an ATA DRQ block with healthy
+# and with lost interrupts. A measuring tool, not a test or a benchmark figure.
+$(BUILD)/host/guestprof.so: tools/guestprof/guestprof.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -O2 -shared -fPIC -fvisibility=hidden -Wall -Wextra -Werror $< -o $@
+
+.PHONY: prof-ata
+prof-ata: $(BUILD)/kernel.elf $(BUILD)/host/guestprof.so
+	@$(PYTHON) tools/guestprof/prof_ata.py
 
 clean:
 	rm -rf $(BUILD)
