@@ -23,17 +23,8 @@ const struct irq_policy irq_policies[IRQ_POLICY_COUNT] = {
 const struct irq_policy_row irq_policy_rows[] = { IRQ_POLICY_TUNABLES(IRQ_POLICY_ROW) };
 const size_t irq_policy_rows_count = sizeof(irq_policy_rows) / sizeof(irq_policy_rows[0]);
 
-/* The switches: set by the boot parameters, read everywhere. */
-static const struct irq_policy *irq_current_policy = &irq_policies[IRQ_POLICY_IRQKIT];
-static bool irq_switch_noirqdebug;
-static bool irq_switch_irqfixup;
-static bool irq_switch_irqpoll;
-static bool irq_started;  /* irq_defences_start ran (since the last irq_core_init) */
-
-const struct irq_policy *irq_policy(void)
-{
-	return __atomic_load_n(&irq_current_policy, __ATOMIC_ACQUIRE);
-}
+/* The switches: set by the boot parameters, read everywhere (policy.h's inline functions). */
+struct irq_switches __irq_switches = { .policy = &irq_policies[IRQ_POLICY_IRQKIT] };
 
 /* Freestanding string equality (no libc in the core). */
 static bool irq_str_equal(const char *a, const char *b)
@@ -57,22 +48,6 @@ const struct irq_policy *irq_policy_by_name(const char *name)
 	return NULL;
 }
 
-bool irq_defences_active(void)
-{
-	return __atomic_load_n(&irq_started, __ATOMIC_ACQUIRE) &&
-	       !__atomic_load_n(&irq_switch_noirqdebug, __ATOMIC_RELAXED);
-}
-
-bool irq_fixup_enabled(void)
-{
-	return irq_defences_active() && (__atomic_load_n(&irq_switch_irqfixup, __ATOMIC_RELAXED) ||
-					 __atomic_load_n(&irq_switch_irqpoll, __ATOMIC_RELAXED));
-}
-
-bool irq_poll_all_enabled(void)
-{
-	return irq_defences_active() && __atomic_load_n(&irq_switch_irqpoll, __ATOMIC_RELAXED);
-}
 
 /* Longest switch value looked at; longer ones are refused. */
 #define IRQ_SWITCH_VALUE_MAX 8
@@ -115,7 +90,7 @@ static int irq_set_switch(bool *sw, const char *name, const char *v, const char 
 		irq_port_log(IRQ_LOG_ERR, "irq: %s=%.8s: not 0/1/on/off/yes/no\n", name, v);
 		return err;
 	}
-	if (__atomic_load_n(&irq_started, __ATOMIC_ACQUIRE)) {
+	if (__atomic_load_n(&__irq_switches.started, __ATOMIC_ACQUIRE)) {
 		irq_port_log(IRQ_LOG_ERR, "irq: %s is a boot parameter: the defences run already\n", name);
 		return -IRQ_EBUSY;
 	}
@@ -127,21 +102,21 @@ static int irq_set_switch(bool *sw, const char *name, const char *v, const char 
 int irq_param_noirqdebug(const char *v, void *arg)
 {
 	(void)arg;
-	return irq_set_switch(&irq_switch_noirqdebug, "noirqdebug", v,
+	return irq_set_switch(&__irq_switches.noirqdebug, "noirqdebug", v,
 			      "no IRQ expecting, watching or flood defence");
 }
 
 int irq_param_irqfixup(const char *v, void *arg)
 {
 	(void)arg;
-	return irq_set_switch(&irq_switch_irqfixup, "irqfixup", v,
+	return irq_set_switch(&__irq_switches.irqfixup, "irqfixup", v,
 			      "unclaimed interrupts also try the handlers of other shared lines");
 }
 
 int irq_param_irqpoll(const char *v, void *arg)
 {
 	(void)arg;
-	return irq_set_switch(&irq_switch_irqpoll, "irqpoll", v,
+	return irq_set_switch(&__irq_switches.irqpoll, "irqpoll", v,
 			      "irqfixup, and every shared line is polled by its own timer; slows the system");
 }
 
@@ -155,14 +130,16 @@ int irq_param_policy(const char *v, void *arg)
 			     v ? v : "");
 		return -IRQ_EINVAL;
 	}
-	__atomic_store_n(&irq_current_policy, p, __ATOMIC_RELEASE);
+	__atomic_store_n(&__irq_switches.policy, p, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&__irq_switches.gen, 1, __ATOMIC_SEQ_CST);  /* every line's next poll time may move */
 	irq_port_log(IRQ_LOG_INFO, "irq: defence profile %s\n", p->name);
 	return 0;
 }
 
 void irq_defences_core_init(void)
 {
-	__atomic_store_n(&irq_started, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&__irq_switches.started, false, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&__irq_switches.gen, 1, __ATOMIC_SEQ_CST);
 }
 
 void irq_defences_start(void)
@@ -171,10 +148,11 @@ void irq_defences_start(void)
 	uint64_t now = irq_port_now_ns();
 	unsigned int irq;
 
-	__atomic_store_n(&irq_started, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&__irq_switches.started, true, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&__irq_switches.gen, 1, __ATOMIC_SEQ_CST);
 	if (!irq_defences_active()) {
 		irq_port_log(IRQ_LOG_WARN, "irq: defences off (noirqdebug): lost and flooding interrupts go unnoticed%s\n",
-			     irq_switch_irqfixup || irq_switch_irqpoll ? "; irqfixup/irqpoll ignored" : "");
+			     __irq_switches.irqfixup || __irq_switches.irqpoll ? "; irqfixup/irqpoll ignored" : "");
 		return;
 	}
 	irq_port_log(IRQ_LOG_INFO, "irq: defences on, profile %s: expecting %s, watching %s, flood polling; irqfixup %s, irqpoll %s\n",

@@ -240,10 +240,29 @@ extern const size_t irq_policy_rows_count;
 #endif
 
 /*
+ * The profile and the switches in force, set by the boot parameters below.
+ * Private to kernel/irq: read them through irq_policy(),
+ * irq_defences_active(), irq_fixup_enabled() and irq_poll_all_enabled().
+ * They are inline because the poll path asks several times per poll.
+ */
+struct irq_switches {
+	const struct irq_policy *policy;  /* the profile in force (irq_policies[]) */
+	bool started;                     /* irq_defences_start ran (since the last irq_core_init) */
+	bool noirqdebug;                  /* noirqdebug: the defences off */
+	bool irqfixup;                    /* irqfixup: unclaimed interrupts try the other shared lines */
+	bool irqpoll;                     /* irqpoll: irqfixup, and every shared line polled */
+	uint32_t gen;                     /* bumped by every change above after boot (poll.c's cached poll times) */
+};
+extern struct irq_switches __irq_switches;
+
+/*
  * irq_policy - the profile in force. CONTEXT: any; a plain load.
  * RETURNS a pointer into irq_policies (never NULL).
  */
-const struct irq_policy *irq_policy(void);
+static inline const struct irq_policy *irq_policy(void)
+{
+	return __atomic_load_n(&__irq_switches.policy, __ATOMIC_ACQUIRE);
+}
 
 /*
  * irq_policy_by_name - the profile called @name ("irqkit", "tejun2010",
@@ -280,10 +299,22 @@ int irq_param_policy(const char *v, void *arg);
 void irq_defences_start(void);
 
 /* irq_defences_active - whether the defences run (started and not noirqdebug). CONTEXT: any. */
-bool irq_defences_active(void);
+static inline bool irq_defences_active(void)
+{
+	return __atomic_load_n(&__irq_switches.started, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&__irq_switches.noirqdebug, __ATOMIC_RELAXED);
+}
 
 /* irq_fixup_enabled / irq_poll_all_enabled - irqfixup / irqpoll in force (and active). CONTEXT: any. */
-bool irq_fixup_enabled(void);
-bool irq_poll_all_enabled(void);
+static inline bool irq_fixup_enabled(void)
+{
+	return irq_defences_active() && (__atomic_load_n(&__irq_switches.irqfixup, __ATOMIC_RELAXED) ||
+					 __atomic_load_n(&__irq_switches.irqpoll, __ATOMIC_RELAXED));
+}
+
+static inline bool irq_poll_all_enabled(void)
+{
+	return irq_defences_active() && __atomic_load_n(&__irq_switches.irqpoll, __ATOMIC_RELAXED);
+}
 
 #endif /* IRQ_POLICY_H */
