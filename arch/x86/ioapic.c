@@ -224,10 +224,14 @@ static int ioapic_irq_pending(struct irq_data *d)
 
 	if (!d->chip_data || !vector || !lapic_ready())
 		return -ENODEV;
+	/* The IRR first: nothing requested on the vector is the usual answer, and needs no entry read. */
+	if (!lapic_irr_set(vector))
+		return 0;
+	/* Requested: but by this pin only if the entry still carries the vector, unmasked. */
 	low = reg_read(d->chip_data, rte_reg((unsigned int)d->hwirq));
 	if ((low & (uint32_t)IOAPIC_RTE_MASKED) || (low & (uint32_t)IOAPIC_RTE_VECTOR_MASK) != vector)
 		return 0;
-	return lapic_irr_set(vector) ? 1 : 0;
+	return 1;
 }
 
 static const struct irq_chip ioapic_chip = {
