@@ -48,7 +48,9 @@ KERNEL_OBJS   := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 # Host builds (unit tests, simulator, benchmarks): the portable core and
 # pure-logic parts compiled with the host compiler against the host port.
 HOST_INC      := -Iinclude -Ikernel -Itests/host
-HOST_CFLAGS   := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DIRQKIT_HOST=1 $(HOST_INC)
+# IRQ_POLL_WANT_CHECK: kernel/irq's poll timer checks its remembered poll time
+# against a fresh computation and traps on a difference (internals.h).
+HOST_CFLAGS   := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DIRQKIT_HOST=1 -DIRQ_POLL_WANT_CHECK $(HOST_INC)
 SAN_FLAGS     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 HOST_LDLIBS   := -lcmocka -lpthread
 
@@ -138,7 +140,7 @@ FUZZ_BINS := $(patsubst %,$(BUILD)/host/fuzz/%,$(FUZZERS))
 define fuzz_rule
 $(BUILD)/host/fuzz/$(1): $$(FUZZ_$(1)_SRCS)
 	@mkdir -p $$(dir $$@)
-	clang -std=gnu11 -g -O1 -Wall -Wextra -Werror -DIRQKIT_HOST=1 $$(HOST_INC) -fsanitize=fuzzer,address,undefined $$(FUZZ_$(1)_CFLAGS) $$^ -o $$@
+	clang -std=gnu11 -g -O1 -Wall -Wextra -Werror -DIRQKIT_HOST=1 -DIRQ_POLL_WANT_CHECK $$(HOST_INC) -fsanitize=fuzzer,address,undefined $$(FUZZ_$(1)_CFLAGS) $$^ -o $$@
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
 

@@ -195,6 +195,7 @@ static struct irq_expect *irq_expect_bind(struct irq_expect *exp, unsigned int i
 		};
 		action->expects = exp;
 		action->nr_expects++;
+		__irq_poll_want_moved(desc);
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	if (why) {
@@ -315,6 +316,7 @@ void expect_irq(struct irq_expect *exp)
 	if (st & IRQ_EXP_EXPECTING)
 		irq_expect_misuse(exp, "expect_irq while already expecting; restarted");
 	desc = exp->desc;
+	__irq_poll_want_moved(desc);
 	now = irq_port_now_ns();
 	exp->started_ns = now;
 	/*
@@ -637,6 +639,7 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 			return;
 	}
 	desc = exp->desc;
+	__irq_poll_want_moved(desc);
 	now = irq_port_now_ns();
 	elapsed = now - exp->started_ns;
 	by_poll = irq_expect_by_poll(exp);
@@ -738,15 +741,20 @@ void __irq_expect_mark_polled(struct irqaction *action, uint64_t poll_ns)
 			e->first_polled_ns = poll_ns;
 }
 
-void __irq_expect_age(struct irqaction *action)
+void __irq_expect_age(struct irq_desc *desc, struct irqaction *action)
 {
 	struct irq_expect *e;
 	unsigned int n;
 
 	/* A token that is expecting right now is in use; the others must show it again. */
-	for (e = action->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
-		if (!(__atomic_load_n(&e->state, __ATOMIC_SEQ_CST) & IRQ_EXP_EXPECTING))
+	for (e = action->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++) {
+		uint32_t st = __atomic_load_n(&e->state, __ATOMIC_SEQ_CST);
+
+		if (!(st & IRQ_EXP_EXPECTING) && (st & IRQ_EXP_USED)) {
 			__atomic_and_fetch(&e->state, ~(uint32_t)IRQ_EXP_USED, __ATOMIC_SEQ_CST);
+			__irq_poll_want_moved(desc);  /* a verified token's slow poll may go */
+		}
+	}
 }
 
 void __irq_expect_kill_all(struct irq_desc *desc, struct irqaction *action)

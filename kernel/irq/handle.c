@@ -84,6 +84,7 @@ irqreturn_t __handle_irq_event(struct irq_desc *desc, unsigned long *flags)
 			desc->def.poll_beat++;  /* the poll beat the line's pending interrupt to the work */
 	}
 	note_interrupt(desc, ret);
+	__irq_poll_want_moved(desc);  /* the run may have changed any defence's state */
 
 	*flags = irq_port_lock_irqsave(&desc->lock);
 	desc->status &= ~IRQS_INPROGRESS;

@@ -100,14 +100,18 @@ void __irq_health_end(struct irq_desc *desc, struct irqaction *action, struct ir
 	ep->last_remind_ns = now;
 }
 
-/* Remind of one episode if it is due. Lock held. */
+/* Whether a reminder of @ep is due at @now (every @every ns while it lasts). */
+static inline bool irq_health_remind_due(const struct irq_health_episode *ep, uint64_t now, uint64_t every)
+{
+	return ep->active && now - ep->last_remind_ns >= every;
+}
+
+/* Remind of one episode (irq_health_remind_due said so). Lock held. */
 static void __irq_health_remind_one(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
 				    uint64_t now)
 {
 	char causes[64];
 
-	if (!ep->active || now - ep->last_remind_ns < irq_policy()->health_remind_ns)
-		return;
 	irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": still on polling (%s) since %llu.%03llu s: %llu completions by polling\n",
 		     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action),
 		     irq_health_cause_string(ep->cause, causes, sizeof(causes)), irq_secs(ep->since_ns),
@@ -118,16 +122,22 @@ static void __irq_health_remind_one(struct irq_desc *desc, struct irqaction *act
 
 void __irq_health_remind(struct irq_desc *desc, uint64_t now)
 {
+	const struct irq_policy *p = irq_policy();
+	uint64_t every = p->health_remind_ns;
 	struct irqaction *a;
 	unsigned int walked;
 
-	if (desc->def.misroute.active && now - desc->def.fixup_last_ns >= irq_policy()->health_misroute_window_ns)
+	/* Called at every poll: the usual answer, "nothing due", takes a few compares. */
+	if (desc->def.misroute.active && now - desc->def.fixup_last_ns >= p->health_misroute_window_ns)
 		__irq_health_end(desc, NULL, &desc->def.misroute,
 				 "irqfixup found none of its work on other lines lately: misroute over", now);
-	__irq_health_remind_one(desc, NULL, &desc->def.storm, now);
-	__irq_health_remind_one(desc, NULL, &desc->def.misroute, now);
+	if (irq_health_remind_due(&desc->def.storm, now, every))
+		__irq_health_remind_one(desc, NULL, &desc->def.storm, now);
+	if (irq_health_remind_due(&desc->def.misroute, now, every))
+		__irq_health_remind_one(desc, NULL, &desc->def.misroute, now);
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
-		__irq_health_remind_one(desc, a, &a->health, now);
+		if (irq_health_remind_due(&a->health, now, every))
+			__irq_health_remind_one(desc, a, &a->health, now);
 }
 
 void __irq_health_fixup_claim(struct irq_desc *desc, unsigned int from_irq, uint64_t now)
@@ -136,6 +146,7 @@ void __irq_health_fixup_claim(struct irq_desc *desc, unsigned int from_irq, uint
 
 	def->fixup_claims++;
 	def->fixup_last_ns = now;
+	__irq_poll_want_moved(desc);  /* the misroute episode's end moves on */
 	if (irq_report_due(def->fixup_claims))
 		irq_port_log(IRQ_LOG_WARN, "irq %u: its handlers claimed an unclaimed interrupt of irq %u (irqfixup; %llu times): misrouted?\n",
 			     desc->irq_data.irq, from_irq, (unsigned long long)def->fixup_claims);

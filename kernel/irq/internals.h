@@ -90,15 +90,26 @@ struct irq_defence_line {
 	 * under the lock. */
 	uint32_t poll_at_word;
 	uint64_t last_poll_ns;         /* when the poll timer last polled the line */
+	/*
+	 * What the poll timer was armed for, so its expiry need not work it
+	 * out again (poll.c, __irq_poll_want_moved): the wanted time (before
+	 * the lateness is taken off; 0: none cached) and the generation it
+	 * was computed at.
+	 */
+	uint64_t armed_want_ns;
+	uint32_t armed_gen;
+	uint32_t want_gen;             /* bumped by every change that may move the wanted poll time */
 	uint64_t poll_gap_ns;          /* adaptive gap of the fast polls (poll_adaptive) */
 	uint64_t poll_arms;            /* times the poll timer was armed or moved */
 	uint64_t polls;                /* poll timer expiries that polled the line */
 	uint64_t poll_skips;           /* expiries that found no poll due yet and only re-armed */
+	uint64_t poll_want_reused;     /* expiries that used the time they were armed for (nothing moved) */
 	uint64_t poll_reruns;          /* polls run at once after one that found work (no timer) */
 	/* The poll timer's poll runs and reschedules the timer when it is over,
 	 * so an expect_irq from its handlers need not (expect.c). */
 	bool timer_poll_running;
 	uint64_t irqpoll_from_ns;      /* when irqpoll first wanted the line polled (its first poll's base) */
+	bool irqpoll_from_set;         /* irqpoll_from_ns is set */
 	unsigned int watching;         /* actions being watched (their counters are looked at on polls) */
 	unsigned int watch_late_open;  /* watched actions with finds awaiting the late verdict (watch.c) */
 	struct irq_health_episode misroute; /* irqfixup claims work of this line on other lines' interrupts */
@@ -394,7 +405,7 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 void __irq_expect_mark_polled(struct irqaction *action, uint64_t poll_ns);
 
 /* __irq_expect_age - after rescheduling at a poll: tokens not expecting lose their "in use" mark. Lock held. */
-void __irq_expect_age(struct irqaction *action);
+void __irq_expect_age(struct irq_desc *desc, struct irqaction *action);
 
 /* irq_expect_pool_init - every pooled token free again (irq_core_init). */
 void irq_expect_pool_init(void);
@@ -447,6 +458,31 @@ void __irq_watch_stop(struct irq_desc *desc, struct irqaction *action);
 void __irq_watch_unclaimed(struct irq_desc *desc, uint64_t now);
 
 /* ---- poll.c -------------------------------------------------------------- */
+
+/*
+ * The line's poll-time generation. The poll timer remembers what it was
+ * armed for and the generation it was computed at; at expiry, an unchanged
+ * generation means nothing that __irq_poll_want looks at has changed, so
+ * the remembered time is used instead of walking every defence again (the
+ * expiry of a line whose interrupts are lost, where nothing happens between
+ * two polls). Everything outside the poll timer's own path that changes the
+ * defences' state calls __irq_poll_want_moved: expect_irq and unexpect_irq
+ * (also their lock-free paths), every run of the handlers and
+ * note_interrupt, the watch and health updates, irqfixup's claims, the
+ * flood defence's re-enable, a profile change (__irq_switches.gen). Host
+ * builds with IRQ_POLL_WANT_CHECK compute the time anyway and trap when
+ * the two differ, so the unit tests prove no change was missed.
+ */
+static inline void __irq_poll_want_moved(struct irq_desc *desc)
+{
+	__atomic_add_fetch(&desc->def.want_gen, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline uint32_t __irq_poll_want_gen(const struct irq_desc *desc)
+{
+	return __atomic_load_n(&desc->def.want_gen, __ATOMIC_SEQ_CST) +
+	       __atomic_load_n(&__irq_switches.gen, __ATOMIC_SEQ_CST);
+}
 
 /* irq_poll_timer_expired - the line's poll timer fired (handle.c's callback). CONTEXT: timer context. */
 void irq_poll_timer_expired(struct irq_desc *desc);

@@ -79,8 +79,10 @@ static uint64_t __irq_poll_all_deadline(struct irq_desc *desc, uint64_t now)
 	if (desc->def.polls)
 		return desc->def.last_poll_ns + interval;
 	/* Not polled yet: an interval after irqpoll first asked (not after every look). */
-	if (!desc->def.irqpoll_from_ns)
+	if (!desc->def.irqpoll_from_set) {  /* (a flag: 0 is a time like any other) */
+		desc->def.irqpoll_from_set = true;
 		desc->def.irqpoll_from_ns = now;
+	}
 	return desc->def.irqpoll_from_ns + interval;
 }
 
@@ -105,10 +107,16 @@ static uint64_t __irq_poll_want(struct irq_desc *desc, uint64_t now)
 	return want;
 }
 
-/* Arm (or cancel) the poll timer for @want (0: none), as __irq_poll_want computed it. Lock held. */
-static void __irq_poll_arm(struct irq_desc *desc, uint64_t want, uint64_t now)
+/*
+ * Arm (or cancel) the poll timer for @want (0: none), as __irq_poll_want
+ * computed it at generation @gen (read before it). Lock held.
+ */
+static void __irq_poll_arm(struct irq_desc *desc, uint64_t want, uint64_t now, uint32_t gen)
 {
 	struct irq_defence_line *def = &desc->def;
+
+	def->armed_want_ns = want;
+	def->armed_gen = gen;
 
 	/*
 	 * Arm early by the timer's measured lateness, so that the poll runs
@@ -139,7 +147,30 @@ static void __irq_poll_arm(struct irq_desc *desc, uint64_t want, uint64_t now)
 
 void __irq_poll_reschedule(struct irq_desc *desc, uint64_t now)
 {
-	__irq_poll_arm(desc, __irq_poll_want(desc, now), now);
+	uint32_t gen = __irq_poll_want_gen(desc);
+
+	__irq_poll_arm(desc, __irq_poll_want(desc, now), now, gen);
+}
+
+/*
+ * At the poll timer's expiry: the time a poll is wanted, from what the
+ * timer was armed for (@armed_ns: poll_at_ns, 0 if armed by hand) when
+ * nothing moved since (__irq_poll_want_moved), else worked out again.
+ * Lock held.
+ */
+static uint64_t __irq_poll_want_at_expiry(struct irq_desc *desc, uint64_t armed_ns, uint64_t now)
+{
+	struct irq_defence_line *def = &desc->def;
+
+	if (armed_ns && def->armed_want_ns && def->armed_gen == __irq_poll_want_gen(desc)) {
+#ifdef IRQ_POLL_WANT_CHECK
+		if (__irq_poll_want(desc, now) != def->armed_want_ns)
+			__builtin_trap();  /* a change that moved the poll time without __irq_poll_want_moved */
+#endif
+		def->poll_want_reused++;
+		return def->armed_want_ns;
+	}
+	return __irq_poll_want(desc, now);
 }
 
 /* After a poll: adapt the gap of the fast polls to what the poll found. Lock held. */
@@ -201,6 +232,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	uint64_t now, want, late;
 	int found = irq_poll_line(desc);
 	bool again, deferred;
+	uint32_t gen;
 
 	now = irq_port_now_ns();
 	flags = irq_port_lock_irqsave(&desc->lock);
@@ -213,9 +245,10 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 			__irq_expect_mark_polled(a, poll_ns);
 	}
 	__irq_health_remind(desc, now);
+	gen = __irq_poll_want_gen(desc);
 	want = __irq_poll_want(desc, now);
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
-		__irq_expect_age(a);
+		__irq_expect_age(desc, a);
 	late = def->poll_late_ns;
 	if (found == IRQ_HANDLED)
 		chain->spin_until = now + late;
@@ -242,7 +275,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 		def->timer_poll_running = true;
 		chain->polls++;
 	} else {
-		__irq_poll_arm(desc, want, now);
+		__irq_poll_arm(desc, want, now, gen);
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	return again;
@@ -251,11 +284,12 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 void irq_poll_timer_expired(struct irq_desc *desc)
 {
 	unsigned long flags;
-	uint64_t now = irq_port_now_ns(), want;
+	uint64_t now = irq_port_now_ns(), want, armed_ns;
 	struct irq_poll_chain chain = { 0 };
 
 	flags = irq_port_lock_irqsave(&desc->lock);
 	__irq_poll_note_lateness(desc, now);
+	armed_ns = desc->def.poll_at_ns;
 	/* First: an expect_irq from now on sees the timer unarmed (expect.c). */
 	desc->def.poll_at_ns = 0;
 	__atomic_store_n(&desc->def.poll_at_word, 0, __ATOMIC_SEQ_CST);
@@ -270,7 +304,7 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 		return;
 	}
 	__irq_flood_poll_due(desc, now);
-	want = __irq_poll_want(desc, now);
+	want = __irq_poll_want_at_expiry(desc, armed_ns, now);
 	if (!want || want > now + desc->def.poll_late_ns) {
 		/*
 		 * Nobody wants a poll yet: the wish it was armed for is gone or
@@ -320,6 +354,7 @@ bool irq_fixup_try_others(struct irq_desc *desc)
 void __irq_defences_action_added(struct irq_desc *desc, struct irqaction *action)
 {
 	(void)action;
+	__irq_poll_want_moved(desc);
 	if (irq_poll_all_enabled())
 		__irq_poll_reschedule(desc, irq_port_now_ns());
 }
@@ -328,6 +363,7 @@ void __irq_defences_action_removed(struct irq_desc *desc, struct irqaction *acti
 {
 	uint64_t now = irq_port_now_ns();
 
+	__irq_poll_want_moved(desc);
 	__irq_expect_kill_all(desc, action);
 	__irq_watch_stop(desc, action);
 	if (action->health.active)

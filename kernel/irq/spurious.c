@@ -274,10 +274,12 @@ void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now)
 	if (def->flood_testing && now - def->flood_off_since_ns >= p->spr_segment_ns) {
 		/* Re-enabled a segment's time ago and no flood was judged since. */
 		__irq_flood_test_passed(desc, now);
+		__irq_poll_want_moved(desc);
 		return;
 	}
 	if (!def->flood_off || now < def->flood_reenable_at_ns)
 		return;
+	__irq_poll_want_moved(desc);
 	def->flood_off = false;
 	def->flood_testing = true;
 	/* From here flood_off_since_ns is when the test started. */
@@ -328,6 +330,8 @@ void irq_defences_reset_line(struct irq_desc *desc)
 	def->misroute.cause = 0;
 	def->poll_at_ns = 0;
 	__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
+	def->armed_want_ns = 0;
+	__irq_poll_want_moved(desc);
 	def->poll_gap_ns = 0;
 	__atomic_store_n(&def->watching, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&def->watch_late_open, 0, __ATOMIC_RELAXED);
