@@ -49,6 +49,17 @@ enum lapic_timer_tunables {
 
 bool lapic_timer_disabled;
 static uint32_t timer_hz;             /* counter decrements per second, after the divider */
+static struct clockevent_conv timer_conv; /* ns -> counts at timer_hz, set after calibration */
+/*
+ * Whether the timer LVT holds one-shot mode with our vector, unmasked, and
+ * the divide register /16, as lt_set_next_event() writes them: then arming
+ * the next event is the initial count alone (a write to it restarts a
+ * one-shot count, SDM 11.5.4), two register writes fewer per event. Every
+ * write of the LVT or the divide register in this file clears it; outside
+ * it only lapic.c's bring-up (mask_all_lvts() in lapic_init(), once, before
+ * lapic_timer_init()) writes the timer LVT, so it cannot go stale.
+ */
+static bool oneshot_armed;
 
 /* Whether the boot parameter `nolapic_timer` was given. */
 int apic_param_nolapic_timer(const char *value, void *arg)
@@ -74,6 +85,7 @@ static uint32_t measure_once(void)
 {
 	uint32_t left;
 
+	oneshot_armed = false;
 	lapic_write(LAPIC_REG_LVT_TIMER, LAPIC_LVT_MASKED | LAPIC_TIMER_VECTOR);
 	lapic_write(LAPIC_REG_TIMER_DIVIDE, LT_DIVIDE_BY_16);
 	lapic_write(LAPIC_REG_TIMER_INITIAL, LT_COUNT_MAX);
@@ -110,9 +122,10 @@ static uint32_t calibrate(uint32_t *spread_ppm)
  * The clock event device
  */
 
+/* Never early (clockevent_ns_to_counts: at most one count late), no division for delays below 4.3 s. */
 static uint32_t ns_to_counts(uint64_t ns)
 {
-	uint64_t counts = (ns * timer_hz + NSEC_PER_SEC - 1) / NSEC_PER_SEC;
+	uint64_t counts = clockevent_ns_to_counts(&timer_conv, ns);
 
 	return counts ? (counts > LT_COUNT_MAX ? LT_COUNT_MAX : (uint32_t)counts) : 1u;
 }
@@ -125,6 +138,7 @@ static int lt_set_periodic(struct clock_event_device *dev, uint32_t hz)
 	if (hz == 0)
 		return -EINVAL;
 	counts = (timer_hz + hz / 2) / hz;
+	oneshot_armed = false;
 	lapic_write(LAPIC_REG_LVT_TIMER, LAPIC_LVT_TIMER_PERIODIC | LAPIC_TIMER_VECTOR);
 	lapic_write(LAPIC_REG_TIMER_DIVIDE, LT_DIVIDE_BY_16);
 	lapic_write(LAPIC_REG_TIMER_INITIAL, counts ? counts : 1u);
@@ -135,9 +149,12 @@ static int lt_set_next_event(struct clock_event_device *dev, uint64_t delta_ns)
 {
 	if (delta_ns > dev->max_delta_ns)
 		return -ERANGE;
-	/* One-shot mode: the LVT timer mode bits 00. */
-	lapic_write(LAPIC_REG_LVT_TIMER, LAPIC_TIMER_VECTOR);
-	lapic_write(LAPIC_REG_TIMER_DIVIDE, LT_DIVIDE_BY_16);
+	if (!oneshot_armed) {
+		/* One-shot mode: the LVT timer mode bits 00. */
+		lapic_write(LAPIC_REG_LVT_TIMER, LAPIC_TIMER_VECTOR);
+		lapic_write(LAPIC_REG_TIMER_DIVIDE, LT_DIVIDE_BY_16);
+		oneshot_armed = true;
+	}
 	lapic_write(LAPIC_REG_TIMER_INITIAL, ns_to_counts(delta_ns));
 	return 0;
 }
@@ -145,6 +162,7 @@ static int lt_set_next_event(struct clock_event_device *dev, uint64_t delta_ns)
 static int lt_shutdown(struct clock_event_device *dev)
 {
 	(void)dev;
+	oneshot_armed = false;
 	lapic_write(LAPIC_REG_LVT_TIMER, LAPIC_LVT_MASKED | LAPIC_TIMER_VECTOR);
 	lapic_write(LAPIC_REG_TIMER_INITIAL, LT_STOP_COUNT);
 	return 0;
@@ -189,6 +207,7 @@ int lapic_timer_init(void)
 		timer_hz = 0;
 		return -EIO;
 	}
+	clockevent_conv_init(&timer_conv, timer_hz);
 	reliable = spread_ppm <= LT_CAL_AGREE_PPM;
 	lapic_clockevent.rating = reliable ? LT_RATING_RELIABLE : LT_RATING_UNRELIABLE;
 	lapic_clockevent.max_delta_ns = (uint64_t)LT_COUNT_MAX * NSEC_PER_SEC / timer_hz;

@@ -219,3 +219,22 @@ int clockevent_program(struct clock_event_device *dev, uint64_t expires_ns, uint
 		time_port_log(TIME_LOG_ERR, "clockevent: %s: set_next_event failed (%d)", dev->name, rc);
 	return rc;
 }
+
+void clockevent_conv_init(struct clockevent_conv *conv, uint32_t hz)
+{
+	conv->hz = hz;
+	/* hz < 1e9 < 2^30: hz << 32 fits, and mult <= 2^32 - 4. */
+	conv->mult = hz < NSEC_PER_SEC ? (uint32_t)((((uint64_t)hz << 32) + NSEC_PER_SEC - 1) / NSEC_PER_SEC) : 0;
+}
+
+uint64_t clockevent_ns_to_counts_exact(uint32_t hz, uint64_t ns)
+{
+	/* ns = q * 1e9 + r: ceil(ns * hz / 1e9) = q * hz + ceil(r * hz / 1e9),
+	 * and r * hz < 1e9 * 2^32 < 2^63 cannot overflow. */
+	uint64_t q = ns / NSEC_PER_SEC, r = ns % NSEC_PER_SEC;
+	uint64_t whole, part = (r * hz + NSEC_PER_SEC - 1) / NSEC_PER_SEC, sum;
+
+	if (__builtin_mul_overflow(q, (uint64_t)hz, &whole) || __builtin_add_overflow(whole, part, &sum))
+		return UINT64_MAX;
+	return sum;
+}

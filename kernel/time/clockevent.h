@@ -102,6 +102,45 @@ struct clock_event_device *clockevent_current(void);
 int clockevent_program(struct clock_event_device *dev, uint64_t expires_ns, uint64_t now_ns);
 
 /*
+ * Nanoseconds to device counts for drivers' set_next_event(), without a
+ * division in the common case. mult = ceil(hz * 2^32 / 1e9) overstates the
+ * rate by less than 2^-32 counts per ns, so for ns < 2^32 the product
+ * ns * mult / 2^32 exceeds the exact ns * hz / 1e9 by less than one count:
+ * rounded up, the result is the exact ceiling or one more. An event is
+ * therefore never early and at most one count late. For longer delays, and
+ * for rates of 1 GHz and more (mult would not fit in 32 bits), the exact
+ * ceiling is divided out.
+ */
+struct clockevent_conv {
+	uint32_t hz;   /* counts per second */
+	uint32_t mult; /* ceil(hz * 2^32 / 1e9); 0: always divide */
+};
+
+/* clockevent_conv_init - @conv for a device counting @hz per second.
+ * CONTEXT: any (one 64-bit division: at calibration, not per event). */
+void clockevent_conv_init(struct clockevent_conv *conv, uint32_t hz);
+
+/* The exact ceil(@ns * @hz / 1e9), UINT64_MAX if it does not fit; what
+ * clockevent_ns_to_counts() falls back to. CONTEXT: any. */
+uint64_t clockevent_ns_to_counts_exact(uint32_t hz, uint64_t ns);
+
+/*
+ * clockevent_ns_to_counts - counts of @conv's device in @ns: never fewer
+ * than the exact ceil(ns * hz / 1e9), at most one more (exact for
+ * ns >= 2^32 or hz >= 1e9). On i686, one 32x32->64 multiply for ns < 2^32.
+ * CONTEXT: any.
+ */
+static inline uint64_t clockevent_ns_to_counts(const struct clockevent_conv *conv, uint64_t ns)
+{
+	/* The high half tested on its own: compared as one 64-bit value, GCC
+	 * multiplies the (known zero) high half too. */
+	if ((uint32_t)(ns >> 32) == 0 && conv->mult)
+		/* (2^32 - 1) * mult + 2^32 - 1 < 2^64 since mult < 2^32 - 1. */
+		return ((uint64_t)(uint32_t)ns * conv->mult + UINT32_MAX) >> 32;
+	return clockevent_ns_to_counts_exact(conv->hz, ns);
+}
+
+/*
  * clockevent_set_periodic / clockevent_shutdown - the driver's operations,
  * recording the new state. CONTEXT: interrupts disabled.
  * RETURNS 0 or the driver's error (-EINVAL if periodic is not supported).

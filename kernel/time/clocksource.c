@@ -12,12 +12,22 @@
 #include "internal.h"
 #include "time_port.h"
 
+/* The current source's conversion, copied out of it by switch_to() so that
+ * ktime_get_ns() reads one cache line and derives nothing per call. */
+struct accum_params {
+	uint64_t mask;      /* cs->mask */
+	uint32_t mult;      /* cs->mult */
+	uint32_t shift;     /* cs->shift */
+	uint32_t frac_mask; /* 2^shift - 1: shift <= 31, so it fits */
+	uint32_t fast_max;  /* largest delta accumulate_fast() takes, see fast_max_of() */
+};
+
 static struct {
 	struct clocksource *current;
 	struct clocksource *list;
 	unsigned count;
-	uint64_t base_ns;     /* ktime at cycle_last */
-	uint64_t frac;        /* below-ns remainder, 2^-shift ns units */
+	struct accum_params p;       /* of current */
+	struct clocksource_accum acc; /* ktime and its fraction at cycle_last */
 	uint64_t cycle_last;  /* counter at the last accumulation */
 	uint64_t backwards;   /* readings ignored: counter behind cycle_last */
 	char preferred[TIME_PREFER_NAME_MAX]; /* clocksource_prefer(); "" = by rating */
@@ -65,21 +75,108 @@ uint64_t clocksource_cyc2ns(const struct clocksource *cs, uint64_t cycles)
 	return (cycles >> cs->shift) * cs->mult + (((cycles & low_mask) * cs->mult) >> cs->shift);
 }
 
-/* Bring base_ns up to counter value @now of the current source. */
-static void accumulate(const struct clocksource *cs, uint64_t now)
+/*
+ * Accumulation: acc += delta * mult / 2^shift ns, the fraction carried in
+ * acc.frac (units of 2^-shift ns, so frac < 2^shift <= 2^31).
+ *
+ * The general form splits delta at bit shift so that no product exceeds 64
+ * bits for any delta: hi = delta >> shift, lo = delta & frac_mask, and
+ * delta * mult + frac = hi * mult * 2^shift + (lo * mult + frac), whose
+ * first term is a multiple of 2^shift. So the whole sum shifted right by
+ * shift is hi * mult + ((lo * mult + frac) >> shift), and its low shift
+ * bits are those of lo * mult + frac: computing the sum in one piece gives
+ * the same base_ns and frac, bit for bit, whenever it fits in 64 bits.
+ * For delta < 2^32 it always does: (2^32 - 1)^2 + 2^31 - 1 < 2^64. On
+ * i686 that piece is one 32x32->64 multiply instead of the general form's
+ * 64-bit shifts and three multiplies (~130 -> ~60 instructions a call).
+ */
+
+/* Largest delta the fast form takes for a counter of @mask: a 32-bit
+ * delta, and not one the backwards check (delta > mask / 2) refuses, so
+ * that one comparison in the hot path stands for both. */
+static uint32_t fast_max_of(uint64_t mask)
 {
-	uint64_t delta = (now - cs_state.cycle_last) & cs->mask;
-	uint64_t low_mask = (UINT64_C(1) << cs->shift) - 1;
+	uint64_t half = mask >> 1;
+
+	return half < UINT32_MAX ? (uint32_t)half : UINT32_MAX;
+}
+
+static void params_set(struct accum_params *p, uint64_t mask, uint32_t mult, uint32_t shift)
+{
+	p->mask = mask;
+	p->mult = mult;
+	p->shift = shift;
+	p->frac_mask = (uint32_t)((UINT64_C(1) << shift) - 1);
+	p->fast_max = fast_max_of(mask);
+}
+
+/* The general form; RETURNS false (and changes nothing) for a delta above
+ * half the range: a counter that went backwards. Rare (a delta of 2^32 or
+ * more, or a glitch): kept out of line so the hot path stays small. */
+static __attribute__((noinline, cold)) bool accumulate_slow(struct clocksource_accum *a,
+							     const struct accum_params *p, uint64_t delta)
+{
 	uint64_t part;
 
-	if (delta > (cs->mask >> 1)) {
+	if (delta > (p->mask >> 1))
+		return false;
+	part = (delta & p->frac_mask) * p->mult + a->frac;
+	a->base_ns += (delta >> p->shift) * p->mult + (part >> p->shift);
+	a->frac = (uint32_t)(part & p->frac_mask);
+	return true;
+}
+
+/* What ktime_get_ns() runs: the one-multiply form for deltas up to
+ * p->fast_max, the general one otherwise. RETURNS false for backwards. */
+static inline __attribute__((always_inline)) bool accumulate_delta(struct clocksource_accum *a,
+								    const struct accum_params *p, uint64_t delta)
+{
+	uint32_t lo = (uint32_t)delta;
+	uint64_t sum;
+
+	/* Tested as two 32-bit halves: compared as one 64-bit value, GCC
+	 * multiplies the (known zero) high half too. */
+	if (__builtin_expect((uint32_t)(delta >> 32) != 0 || lo > p->fast_max, 0))
+		return accumulate_slow(a, p, delta);
+	sum = (uint64_t)lo * p->mult + a->frac;
+	a->base_ns += sum >> p->shift;
+	a->frac = (uint32_t)sum & p->frac_mask;
+	return true;
+}
+
+/* Bring the time up to counter value @now of the current source. */
+static inline __attribute__((always_inline)) void accumulate(uint64_t now)
+{
+	uint64_t delta = (now - cs_state.cycle_last) & cs_state.p.mask;
+
+	if (!accumulate_delta(&cs_state.acc, &cs_state.p, delta)) {
 		cs_state.backwards++;
 		return;
 	}
-	part = (delta & low_mask) * cs->mult + cs_state.frac;
-	cs_state.base_ns += (delta >> cs->shift) * cs->mult + (part >> cs->shift);
-	cs_state.frac = part & low_mask;
 	cs_state.cycle_last = now;
+}
+
+uint32_t clocksource_accum_fast_max(uint64_t mask)
+{
+	return fast_max_of(mask);
+}
+
+bool clocksource_accumulate_general(struct clocksource_accum *a, uint64_t mask, uint32_t mult, uint32_t shift,
+				    uint64_t delta)
+{
+	struct accum_params p;
+
+	params_set(&p, mask, mult, shift);
+	return accumulate_slow(a, &p, delta);
+}
+
+bool clocksource_accumulate_fast(struct clocksource_accum *a, uint64_t mask, uint32_t mult, uint32_t shift,
+				 uint64_t delta)
+{
+	struct accum_params p;
+
+	params_set(&p, mask, mult, shift);
+	return accumulate_delta(a, &p, delta);
 }
 
 uint64_t ktime_get_ns(void)
@@ -89,8 +186,8 @@ uint64_t ktime_get_ns(void)
 	uint64_t ns;
 
 	if (cs)
-		accumulate(cs, cs->read(cs));
-	ns = cs_state.base_ns;
+		accumulate(cs->read(cs));
+	ns = cs_state.acc.base_ns;
 	time_port_irq_restore(flags);
 	return ns;
 }
@@ -139,10 +236,11 @@ static void switch_to(struct clocksource *cs)
 	struct clocksource *old = cs_state.current;
 
 	if (old)
-		accumulate(old, old->read(old));
+		accumulate(old->read(old));
 	cs_state.current = cs;
+	params_set(&cs_state.p, cs->mask, cs->mult, cs->shift);
 	cs_state.cycle_last = cs->read(cs);
-	cs_state.frac = 0;
+	cs_state.acc.frac = 0;
 }
 
 /* Whether @a should replace current @b: the preferred source beats every
@@ -228,8 +326,9 @@ void clocksource_reset(uint32_t hz)
 	cs_state.current = NULL;
 	cs_state.list = NULL;
 	cs_state.count = 0;
-	cs_state.base_ns = 0;
-	cs_state.frac = 0;
+	cs_state.acc.base_ns = 0;
+	cs_state.acc.frac = 0;
+	params_set(&cs_state.p, 0, 0, 0); /* no source: nothing reads them */
 	cs_state.cycle_last = 0;
 	cs_state.backwards = 0;
 	jiffies_clocksource.freq_hz = hz;

@@ -10,6 +10,7 @@
 #ifndef TIME_INTERNAL_H
 #define TIME_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -128,6 +129,28 @@ static inline int time_name_set(char *pref, const char *name)
 
 /* ---- clocksource.c ---- */
 void clocksource_reset(uint32_t hz);
+
+/* ktime as the accumulation keeps it: base_ns plus frac 2^-shift ns, where
+ * frac < 2^shift <= 2^31. */
+struct clocksource_accum {
+	uint64_t base_ns;
+	uint32_t frac;
+};
+
+/*
+ * The two forms of one accumulation step, acc += @delta cycles of a source
+ * with @mask, @mult and @shift, exposed only so that the unit tests can
+ * hold them against each other: _general is the split 64-bit arithmetic
+ * that is exact for any delta; _fast is what ktime_get_ns() runs (one
+ * 32x32->64 multiply up to clocksource_accum_fast_max(@mask), the general
+ * form above it). Both RETURN false, leaving @acc alone, for a delta above
+ * @mask / 2 (the counter went backwards). Not for use outside the tests.
+ */
+uint32_t clocksource_accum_fast_max(uint64_t mask);
+bool clocksource_accumulate_general(struct clocksource_accum *acc, uint64_t mask, uint32_t mult, uint32_t shift,
+				    uint64_t delta);
+bool clocksource_accumulate_fast(struct clocksource_accum *acc, uint64_t mask, uint32_t mult, uint32_t shift,
+				 uint64_t delta);
 bool clocksource_free_running(void);    /* current one is not tick-driven */
 uint64_t clocksource_max_idle_ns(void); /* of the current one */
 

@@ -3,7 +3,8 @@
  * mult/shift conversion against exact 128-bit arithmetic, ktime from jiffies
  * before any counter, monotonic time across wraps of narrow counters
  * (32-bit HPET-like, 16-bit PIT-like) and backward glitches, seamless
- * switches to better sources, and registration refusals.
+ * switches to better sources, registration refusals, and the accumulation's
+ * one-multiply fast form held bit for bit against its general form.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -300,6 +301,144 @@ static void registration_before_time_init_is_refused(void **state)
 	assert_int_equal(clocksource_register(&cs_a), 0);
 }
 
+/* ---- The accumulation's fast form against its general form -------------- */
+
+/* Deterministic 64-bit generator (xorshift64*): rand_r gives 31 bits only. */
+static uint64_t rnd64(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * UINT64_C(2685821657736338717);
+}
+
+/* Run @delta through both forms from the same start and insist on the same
+ * verdict and the same base_ns and frac. Where the true sum fits in 64 bits,
+ * both must also equal it, computed in 128 bits: base * 2^shift + frac +
+ * delta * mult, split again at bit shift. RETURNS whether it accumulated. */
+static bool check_both(uint64_t mask, uint32_t mult, uint32_t shift, struct clocksource_accum start, uint64_t delta)
+{
+	struct clocksource_accum g = start, f = start;
+	bool ok_g = clocksource_accumulate_general(&g, mask, mult, shift, delta);
+	bool ok_f = clocksource_accumulate_fast(&f, mask, mult, shift, delta);
+
+	assert_int_equal(ok_g, ok_f);
+	assert_int_equal(f.base_ns, g.base_ns);
+	assert_int_equal(f.frac, g.frac);
+	if (!ok_g) {
+		assert_true(delta > mask >> 1);
+		assert_int_equal(g.base_ns, start.base_ns);
+		assert_int_equal(g.frac, start.frac);
+		return false;
+	}
+	assert_true(delta <= mask >> 1);
+	unsigned __int128 sum = (unsigned __int128)delta * mult + start.frac;
+	unsigned __int128 ns = (unsigned __int128)start.base_ns + (sum >> shift);
+	if (ns <= UINT64_MAX) {
+		assert_int_equal(g.base_ns, (uint64_t)ns);
+		assert_int_equal(g.frac, (uint64_t)(sum & ((UINT64_C(1) << shift) - 1)));
+	}
+	return true;
+}
+
+static void the_fast_form_takes_32_bit_deltas_short_of_half_the_range(void **state)
+{
+	(void)state;
+	/* Half the range is where a delta is taken as backwards; 2^32 - 1 is
+	 * where one multiply of 32-bit halves stops being enough. */
+	assert_int_equal(clocksource_accum_fast_max(MASK16), 0x7fff);
+	assert_int_equal(clocksource_accum_fast_max(UINT64_C(0xffffff)), 0x7fffff);
+	assert_int_equal(clocksource_accum_fast_max(MASK32), 0x7fffffff);
+	assert_int_equal(clocksource_accum_fast_max(UINT64_C(0x1ffffffff)), 0xffffffffu);
+	assert_int_equal(clocksource_accum_fast_max(MASK64), 0xffffffffu);
+}
+
+static void fast_and_general_accumulation_agree_at_the_edges(void **state)
+{
+	const uint64_t masks[] = { MASK16, UINT64_C(0xffffff), MASK32, UINT64_C(0x1ffffffff), MASK64 };
+	/* (mult, shift) of real counters from calc_mult_shift, and the extremes. */
+	const uint32_t freqs[] = { 1, 32768, PIT_HZ, ACPI_PM_HZ, HPET_HZ, 1000000000u, 2400000000u, 4294967295u };
+	struct { uint32_t mult, shift; } conv[sizeof(freqs) / sizeof(freqs[0]) + 4];
+	unsigned n = 0, accepted = 0, refused = 0;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(freqs) / sizeof(freqs[0]); i++, n++)
+		assert_int_equal(clocksource_calc_mult_shift(freqs[i], &conv[n].mult, &conv[n].shift), 0);
+	conv[n].mult = UINT32_MAX, conv[n++].shift = 31;
+	conv[n].mult = UINT32_MAX, conv[n++].shift = 0;
+	conv[n].mult = 1, conv[n++].shift = 31;
+	conv[n].mult = 1, conv[n++].shift = 0;
+	for (unsigned m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
+		uint64_t mask = masks[m], fm = clocksource_accum_fast_max(mask);
+		const uint64_t deltas[] = { 0, 1, 2, fm - 1, fm, fm + 1, UINT32_MAX, UINT64_C(1) << 32,
+					    (UINT64_C(1) << 32) + 1, mask >> 1, (mask >> 1) + 1, mask };
+		for (unsigned c = 0; c < n; c++) {
+			uint32_t fmax = (uint32_t)((UINT64_C(1) << conv[c].shift) - 1);
+			const uint32_t fracs[] = { 0, 1, fmax };
+			for (unsigned d = 0; d < sizeof(deltas) / sizeof(deltas[0]); d++)
+				for (unsigned k = 0; k < 3; k++) {
+					struct clocksource_accum a = { .base_ns = UINT64_C(123456789012345), .frac = fracs[k] };
+					if (check_both(mask, conv[c].mult, conv[c].shift, a, deltas[d] & mask))
+						accepted++;
+					else
+						refused++;
+				}
+		}
+	}
+	/* Both sides of the backwards line were crossed. */
+	assert_true(accepted > 0 && refused > 0);
+}
+
+static void fast_and_general_accumulation_agree_for_random_sources(void **state)
+{
+	uint64_t x = UINT64_C(0x9e3779b97f4a7c15);
+	unsigned fast = 0, slow = 0;
+
+	(void)state;
+	for (unsigned i = 0; i < 50000; i++) {
+		unsigned bits = CLOCKSOURCE_MIN_BITS + (unsigned)(rnd64(&x) % (64 - CLOCKSOURCE_MIN_BITS + 1));
+		uint64_t mask = bits == 64 ? MASK64 : (UINT64_C(1) << bits) - 1;
+		uint32_t shift = (uint32_t)(rnd64(&x) % 32);
+		uint32_t mult = (uint32_t)rnd64(&x) | 1;
+		uint64_t r = rnd64(&x), delta;
+		struct clocksource_accum a = { .base_ns = rnd64(&x) >> 2,
+					       .frac = (uint32_t)(rnd64(&x) & ((UINT64_C(1) << shift) - 1)) };
+
+		/* Mostly the common case (short gaps), also around the fast
+		 * form's limit and anywhere in the range. */
+		switch (r & 3) {
+		case 0: delta = rnd64(&x) % 100000; break;
+		case 1: delta = (uint64_t)clocksource_accum_fast_max(mask) - 8 + rnd64(&x) % 17; break;
+		case 2: delta = rnd64(&x) >> (rnd64(&x) % 64); break;
+		default: delta = rnd64(&x); break;
+		}
+		delta &= mask;
+		check_both(mask, mult, shift, a, delta);
+		if (delta <= clocksource_accum_fast_max(mask))
+			fast++;
+		else
+			slow++;
+	}
+	assert_true(fast > 10000 && slow > 10000);
+}
+
+/* A 64-bit counter read at gaps either side of 2^32 cycles: ktime takes the
+ * fast form for some and the general one for others, and stays exact. */
+static void ktime_stays_exact_across_the_fast_forms_limit(void **state)
+{
+	const uint64_t steps[] = { UINT32_MAX, UINT64_C(1) << 32, (UINT64_C(1) << 32) + 1, 1, 12345,
+				   (UINT64_C(1) << 40) + 7, 3 };
+	uint64_t total = 0, last = 0, base;
+
+	(void)state;
+	fake_clocksource_init(&cs_a, "tsc", 2400000000u, MASK64, 300);
+	assert_int_equal(clocksource_register(&cs_a), 0);
+	base = ktime_get_ns();
+	for (unsigned r = 0; r < 50; r++)
+		for (unsigned i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+			step_and_check(steps[i], &total, &last, base, 2400000000u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +454,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(malformed_clock_sources_are_refused, reset, check),
 		cmocka_unit_test_setup_teardown(registering_twice_or_too_many_is_refused, reset, check),
 		cmocka_unit_test_setup_teardown(registration_before_time_init_is_refused, reset, check),
+		cmocka_unit_test_setup_teardown(the_fast_form_takes_32_bit_deltas_short_of_half_the_range, reset, check),
+		cmocka_unit_test_setup_teardown(fast_and_general_accumulation_agree_at_the_edges, reset, check),
+		cmocka_unit_test_setup_teardown(fast_and_general_accumulation_agree_for_random_sources, reset, check),
+		cmocka_unit_test_setup_teardown(ktime_stays_exact_across_the_fast_forms_limit, reset, check),
 	};
 
 	return cmocka_run_group_tests_name("time_clocksource", tests, NULL, NULL);

@@ -5,7 +5,8 @@
  * with, interrupts when the test says): periodic ticks, one-shot tick
  * emulation without drift over a million ticks, tickless idle, coarse timers
  * that are never early, msleep/udelay, mode selection, device hand-over and
- * registration refusals.
+ * registration refusals, and the drivers' ns-to-counts conversion against
+ * 128-bit arithmetic.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -694,6 +695,78 @@ static void time_init_falls_back_to_the_default_rate_with_a_warning(void **state
 	assert_string_equal(time_tick_mode_name(TICK_MODE_TICKLESS), "tickless");
 }
 
+/* ---- clockevent_ns_to_counts ---------------------------------------------- */
+
+/* Deterministic 64-bit generator (xorshift64*). */
+static uint64_t rnd64(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * UINT64_C(2685821657736338717);
+}
+
+/* One conversion against the exact ceiling in 128 bits (UINT64_MAX where
+ * that does not fit): never below it, at most one above, and exactly it
+ * where the conversion divides. */
+static void check_counts(uint32_t hz, uint64_t ns)
+{
+	struct clockevent_conv conv;
+	unsigned __int128 exact = ((unsigned __int128)ns * hz + NSEC_PER_SEC - 1) / NSEC_PER_SEC;
+	uint64_t want = exact > UINT64_MAX ? UINT64_MAX : (uint64_t)exact, got;
+
+	clockevent_conv_init(&conv, hz);
+	assert_int_equal(conv.hz, hz);
+	got = clockevent_ns_to_counts(&conv, ns);
+	assert_true(got >= want);
+	assert_true(got - want <= 1);
+	if (ns > UINT32_MAX || hz >= NSEC_PER_SEC)
+		assert_int_equal(got, want);
+	assert_int_equal(clockevent_ns_to_counts_exact(hz, ns), want);
+}
+
+static void ns_to_counts_is_never_early_and_at_most_one_count_late(void **state)
+{
+	/* Real rates (PIT, ACPI PM, HPET, QEMU's LAPIC /16, a 100 MHz bus /16),
+	 * the ends of the multiply's range and the rates that always divide. */
+	const uint32_t rates[] = { 1, 2, 3, 1000, 32768, 1193182, 3579545, 14318180, 62500000, 6250000,
+				   999999999, 1000000000, 1000000001, 4294967295u };
+	const uint64_t nss[] = { 0, 1, 2, 999, 1000, 999999999, 1000000000, 1000000001, UINT32_MAX - 1,
+				 UINT32_MAX, UINT64_C(1) << 32, (UINT64_C(1) << 32) + 1, UINT64_C(68719476736000),
+				 UINT64_MAX / 4294967295u, UINT64_MAX - 1, UINT64_MAX };
+	uint64_t x = UINT64_C(0x2545f4914f6cdd1d);
+	unsigned checks = 0;
+
+	(void)state;
+	for (unsigned r = 0; r < sizeof(rates) / sizeof(rates[0]); r++)
+		for (unsigned n = 0; n < sizeof(nss) / sizeof(nss[0]); n++)
+			check_counts(rates[r], nss[n]), checks++;
+	/* mult as the header defines it, at its largest and its smallest. */
+	struct clockevent_conv conv;
+	clockevent_conv_init(&conv, 999999999);
+	assert_int_equal(conv.mult, 4294967292u);
+	clockevent_conv_init(&conv, 1);
+	assert_int_equal(conv.mult, 5);
+	clockevent_conv_init(&conv, 1000000000);
+	assert_int_equal(conv.mult, 0);
+	for (unsigned r = 0; r < 2000; r++) {
+		uint32_t hz = 1 + (uint32_t)(rnd64(&x) % 999999999u);
+		for (unsigned n = 0; n < 500; n++) {
+			uint64_t v = rnd64(&x), ns;
+			/* Mostly 32-bit delays (the multiply), some near 2^32 and
+			 * some of any length (the division). */
+			switch (v & 3) {
+			case 0: ns = rnd64(&x) % 10000000; break;
+			case 1: ns = (uint32_t)rnd64(&x); break;
+			case 2: ns = UINT32_MAX - 16 + rnd64(&x) % 33; break;
+			default: ns = rnd64(&x) >> (rnd64(&x) % 64); break;
+			}
+			check_counts(hz, ns), checks++;
+		}
+	}
+	assert_true(checks > 1000000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -721,6 +794,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(malformed_clock_event_devices_are_refused, reset, check),
 		cmocka_unit_test_setup_teardown(timer_calls_check_their_arguments_and_state, reset, check),
 		cmocka_unit_test_setup_teardown(time_init_falls_back_to_the_default_rate_with_a_warning, reset, check),
+		cmocka_unit_test_setup_teardown(ns_to_counts_is_never_early_and_at_most_one_count_late, reset, check),
 	};
 
 	return cmocka_run_group_tests_name("time_tick", tests, NULL, NULL);
