@@ -286,6 +286,7 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	unsigned long flags;
 	uint64_t now = irq_port_now_ns(), want, armed_ns;
 	struct irq_poll_chain chain = { 0 };
+	uint32_t gen;
 
 	flags = irq_port_lock_irqsave(&desc->lock);
 	__irq_poll_note_lateness(desc, now);
@@ -304,15 +305,17 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 		return;
 	}
 	__irq_flood_poll_due(desc, now);
+	gen = __irq_poll_want_gen(desc);
 	want = __irq_poll_want_at_expiry(desc, armed_ns, now);
 	if (!want || want > now + desc->def.poll_late_ns) {
 		/*
 		 * Nobody wants a poll yet: the wish it was armed for is gone or
 		 * moved on (a verified token's safety poll follows its latest
-		 * expect_irq, which does not re-arm the timer itself).
+		 * expect_irq, which does not re-arm the timer itself). Armed
+		 * for what was just worked out: nothing changed since.
 		 */
 		desc->def.poll_skips++;
-		__irq_poll_reschedule(desc, now);
+		__irq_poll_arm(desc, want, now, gen);
 		irq_port_unlock_irqrestore(&desc->lock, flags);
 		return;
 	}
