@@ -30,6 +30,7 @@ void ata_hw_sleep_ms(unsigned int ms)
 
 /* One wake-up timer per channel: in tickless mode nothing else may end the idle in time. */
 static struct timer wake_timer[ATA_MAX_CHANNELS];
+static uint64_t wake_at_ns[ATA_MAX_CHANNELS];  /* the deadline wake_timer is armed for */
 
 static void wake_up(struct timer *t)
 {
@@ -38,11 +39,21 @@ static void wake_up(struct timer *t)
 
 void ata_hw_wait(struct ata_channel *ch, uint64_t deadline_ns)
 {
-	struct timer *t = &wake_timer[ch->index % ATA_MAX_CHANNELS];
+	unsigned int i = ch->index % ATA_MAX_CHANNELS;
+	struct timer *t = &wake_timer[i];
 
 	if (!t->fn)
 		timer_setup(t, wake_up, ch);
-	timer_mod(t, deadline_ns, 0);
+	/*
+	 * Every DRQ block moves the deadline on a little (it counts from the
+	 * phase's start). A timer still armed for an earlier one is left: it
+	 * only wakes the waiter early, which looks again and re-arms then,
+	 * once per ATA_IRQ_WAIT_MS instead of a timer_mod per block.
+	 */
+	if (!timer_pending(t) || wake_at_ns[i] > deadline_ns) {
+		timer_mod(t, deadline_ns, 0);
+		wake_at_ns[i] = deadline_ns;
+	}
 	time_idle();          /* sti; hlt; returns with interrupts disabled again */
 }
 
