@@ -194,6 +194,33 @@ def test_pattern_written_is_right_on_the_host_and_nothing_else_changed(guest_fac
     assert diskimg.changed_ranges(path, original, PATTERN_LBA, PATTERN_COUNT) == []
 
 
+def test_without_the_defences_the_driver_completes_lost_phases_itself(guest_factory, tmp_path):
+    """noirqdebug: nothing polls the line, so every dropped interrupt costs the driver's own wait
+    (ATA_IRQ_WAIT_MS) and it services the phase itself; the data must still be right."""
+    seed, pieces = 0x5EED7777, 2
+    path, original = random_disk(tmp_path, seed=77)
+    g = boot(guest_factory, drive(path), "debugexit noirqdebug fault=ata-drop:100")
+    before = ata_stats(g)
+    for i in range(pieces):
+        lba = PATTERN_LBA + i * PIECE
+        out = g.command(f"ata write-pattern {seed} {lba} {PIECE}", 60)
+        assert re.search(rf"write-pattern hda {lba}\+{PIECE} seed {seed:#010x}: ok", out), out
+    for i in range(pieces):
+        lba = PATTERN_LBA + i * PIECE
+        assert kernel_crc(g, f"ata crc {lba} {PIECE}", 60) == zlib_crc_of_pattern(seed, lba, PIECE)
+    stats = ata_stats(g)
+    # one interrupt per command (a write's completion, a read's one DRQ block), each lost
+    assert stats["lost"] - before["lost"] >= 2 * pieces, (before, stats)
+    assert stats["timeouts"] == 0 and stats["errors"] == 0, stats
+    assert irqs_row(g, 14)["polled"] == 0  # no defences: the core polled nothing
+    log = "\n".join(g.lines())
+    assert re.search(r"ata0: lost interrupt: .* IRQ 14 did not come in \d+ ms; the driver completes it "
+                     r"by polling", log), log
+    halt(g)
+    assert diskimg.bad_pattern_blocks(path, seed, PATTERN_LBA, PIECE * pieces) == []
+    assert diskimg.changed_ranges(path, original, PATTERN_LBA, PIECE * pieces) == []
+
+
 def zlib_crc_of_pattern(seed, lba, count):
     import zlib
     crc = 0
