@@ -180,8 +180,10 @@ $(BUILD)/host/guestprof.so: tools/guestprof/guestprof.c
 	$(HOSTCC) -O2 -shared -fPIC -fvisibility=hidden -Wall -Wextra -Werror $< -o $@
 
 .PHONY: prof-ata
+# The counts stay in $(BUILD)/prof/ata-counts.txt for tools/guestprof/callers.py.
 prof-ata: $(BUILD)/kernel.elf $(BUILD)/host/guestprof.so
-	@$(PYTHON) tools/guestprof/prof_ata.py
+	@mkdir -p $(BUILD)/prof
+	@$(PYTHON) tools/guestprof/prof_ata.py --keep $(BUILD)/prof/ata-counts.txt
 
 clean:
 	rm -rf $(BUILD)

@@ -15,6 +15,8 @@ write, read, ...), each including the pattern generation and checking of
 its pass, which cancel out in the difference.
 
 Usage: prof_ata.py [--kernel ELF] [--drop PCT] [--top N] [--keep FILE]
+(make prof-ata keeps the counts in build/prof/ata-counts.txt: callers.py then
+says which call sites a function's calls come from)
 """
 import argparse
 import os
