@@ -158,6 +158,18 @@ def beat_counts(g):
     return {"found": found, "line_beat": line_beat, "late": late, "beat": beat}
 
 
+def write_and_read_pieces(g, seed, pieces):
+    """Write the pattern from PATTERN_LBA in @pieces commands of PIECE sectors, then read it back
+    piece by piece too (so lossy cases lose interrupts on reads as well), checking each CRC."""
+    for i in range(pieces):
+        lba = PATTERN_LBA + i * PIECE
+        out = g.command(f"ata write-pattern {seed} {lba} {PIECE}", 60)
+        assert re.search(rf"write-pattern hda {lba}\+{PIECE} seed {seed:#010x}: ok", out), out
+    for i in range(pieces):
+        lba = PATTERN_LBA + i * PIECE
+        assert kernel_crc(g, f"ata crc {lba} {PIECE}", 60) == zlib_crc_of_pattern(seed, lba, PIECE)
+
+
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_pattern_written_is_right_on_the_host_and_nothing_else_changed(guest_factory, tmp_path,
                                                                          scenario):
@@ -168,14 +180,7 @@ def test_pattern_written_is_right_on_the_host_and_nothing_else_changed(guest_fac
     if before:
         assert "INJECTED" in g.command(before)
     beat_before = beat_counts(g)
-    for i in range(PIECES):
-        lba = PATTERN_LBA + i * PIECE
-        out = g.command(f"ata write-pattern {seed} {lba} {PIECE}", 60)
-        assert re.search(rf"write-pattern hda {lba}\+{PIECE} seed {seed:#010x}: ok", out), out
-    # read it back piece by piece too, so the lossy cases lose interrupts on reads as well
-    for i in range(PIECES):
-        lba = PATTERN_LBA + i * PIECE
-        assert kernel_crc(g, f"ata crc {lba} {PIECE}", 60) == zlib_crc_of_pattern(seed, lba, PIECE)
+    write_and_read_pieces(g, seed, PIECES)
     stats = ata_stats(g)
     beat = beat_counts(g)
     print(f"{scenario}: line 14 polls that beat a pending interrupt {beat_before['line_beat']} -> "
@@ -201,13 +206,7 @@ def test_without_the_defences_the_driver_completes_lost_phases_itself(guest_fact
     path, original = random_disk(tmp_path, seed=77)
     g = boot(guest_factory, drive(path), "debugexit noirqdebug fault=ata-drop:100")
     before = ata_stats(g)
-    for i in range(pieces):
-        lba = PATTERN_LBA + i * PIECE
-        out = g.command(f"ata write-pattern {seed} {lba} {PIECE}", 60)
-        assert re.search(rf"write-pattern hda {lba}\+{PIECE} seed {seed:#010x}: ok", out), out
-    for i in range(pieces):
-        lba = PATTERN_LBA + i * PIECE
-        assert kernel_crc(g, f"ata crc {lba} {PIECE}", 60) == zlib_crc_of_pattern(seed, lba, PIECE)
+    write_and_read_pieces(g, seed, pieces)
     stats = ata_stats(g)
     # one interrupt per command (a write's completion, a read's one DRQ block), each lost
     assert stats["lost"] - before["lost"] >= 2 * pieces, (before, stats)

@@ -479,6 +479,19 @@ static void a_busy_verified_device_is_not_polled_and_its_timer_follows_by_itself
 }
 
 /*
+ * Start @d as a PIO disk whose every interrupt is lost: its handler starts
+ * the next operation itself, so the next expect opens inside each poll.
+ */
+static void start_lost_pio_disk(struct sim_dev *d)
+{
+	d->loss_ppm = SIM_PPM;
+	d->start_in_handler = true;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(d), 0);
+	sim_dev_start(d, 0);
+}
+
+/*
  * A handler that starts the next operation itself (PIO: the next block
  * begins as the last word of this one is read) opens the next expect
  * inside the poll: that expect has had no poll yet, so its first poll comes
@@ -491,11 +504,7 @@ static void an_expect_opened_inside_a_poll_gets_its_own_first_poll(void **state)
 	uint64_t polls, c0;
 
 	sim_case_start(state, NULL);
-	d.loss_ppm = SIM_PPM;
-	d.start_in_handler = true;
-	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
-	assert_int_equal(sim_dev_attach(&d), 0);
-	sim_dev_start(&d, 0);
+	start_lost_pio_disk(&d);
 	sim_run_for(30 * SIM_S);
 	polls = desc->def.polls;
 	c0 = d.completions;
@@ -521,11 +530,7 @@ static void a_lost_line_s_poll_timer_reuses_the_time_it_was_armed_for(void **sta
 	uint64_t polls, reused;
 
 	p = sim_case_start(state, NULL);
-	d.loss_ppm = SIM_PPM;
-	d.start_in_handler = true;
-	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
-	assert_int_equal(sim_dev_attach(&d), 0);
-	sim_dev_start(&d, 0);
+	start_lost_pio_disk(&d);
 	sim_run_for(10 * SIM_S);
 	polls = desc->def.polls;
 	reused = desc->def.poll_want_reused;
@@ -560,11 +565,7 @@ static void a_lost_fast_device_is_polled_close_behind_its_completions(void **sta
 	p = sim_case_start(state, NULL);
 	d.latency_ns = PIO_LATENCY_NS;
 	d.jitter_ns = PIO_JITTER_NS;
-	d.loss_ppm = SIM_PPM;
-	d.start_in_handler = true;
-	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
-	assert_int_equal(sim_dev_attach(&d), 0);
-	sim_dev_start(&d, 0);
+	start_lost_pio_disk(&d);
 	sim_run_for(SIM_S);
 	c0 = d.by_poll;
 	lat0 = d.poll_latency_sum_ns;
