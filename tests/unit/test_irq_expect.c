@@ -590,6 +590,8 @@ static void a_lost_fast_device_is_polled_close_behind_its_completions(void **sta
 	 */
 	if (p->expect_latency_poll)
 		assert_true(excess <= PIO_JITTER_NS);
+	else  /* tejun2010: its normal poll, whatever the device's latency */
+		assert_true(excess <= p->poll_normal_ns);
 	sim_dev_detach(&d);
 }
 
