@@ -2,6 +2,7 @@
  * shell_cmds.c - the one table of shell commands and the small ones that
  * belong to no driver. The README lists the same commands.
  */
+#include <asm/smp.h>
 #include <stdint.h>
 #include <asm/cpu.h>
 #include <asm/io.h>
@@ -240,6 +241,12 @@ static int cmd_apic(int argc, char **argv)
 	return apic_print_routes();
 }
 
+static int cmd_cpus(int argc, char **argv)
+{
+	(void)argc; (void)argv;
+	return smp_print_cpus();
+}
+
 static const struct shell_command commands[] = {
 	{ "help", "help", "list the commands", cmd_help },
 	{ "uptime", "uptime", "time since boot, timer ticks and their rate", cmd_uptime },
@@ -252,6 +259,7 @@ static const struct shell_command commands[] = {
 	{ "lspci", "lspci [-v]", "PCI functions, BARs, capabilities, IRQ routes", pci_cmd_lspci },
 	{ "routes", "routes", "PCI INTx routing table and PIRQ router registers", pci_cmd_routes },
 	{ "apic", "apic", "interrupt mode, local APIC and IOAPIC redirection entries", cmd_apic },
+	{ "cpus", "cpus", "CPUs: APIC ID, online, timer ticks, interrupts taken, IPIs, idle share", cmd_cpus },
 	{ "ata", "ata [identify|read|crc|write-pattern|verify-pattern|flush|bench|reset|raw|set] [DEV] ...",
 	  "PIO ATA/ATAPI devices: state, data, tests", ata_cmd },
 	{ "lsusb", "lsusb [-r N | -g ADDR TYPE INDEX LEN | -p ADDR N]", "USB controllers (irq watch state), ports, devices; -r/-g: read descriptors; -p: interrupt pipe", usb_cmd_lsusb },

@@ -12,6 +12,7 @@
 #include <asm/trap.h>
 #include <asm/x86_irq.h>
 #include <asm/i8259.h>
+#include <asm/smp.h>
 #include <irq/irqchip.h>
 #include <kernel/printk.h>
 
@@ -97,6 +98,7 @@ void x86_irq_vector(struct trap_frame *f)
 	struct vector_slot *s = &vectors[f->vector];
 
 	x86_irq_depth++;
+	smp_irq_enter();
 	if (table_ready && s->handler) {
 		s->handler(f);
 	} else if (table_ready && s->irq >= 0) {
@@ -111,5 +113,6 @@ void x86_irq_vector(struct trap_frame *f)
 				f->vector, unexpected_count,
 				unexpected_count == UNEXPECTED_REPORTS_MAX ? "; not reporting further ones" : "");
 	}
+	smp_irq_exit();
 	x86_irq_depth--;
 }
