@@ -135,6 +135,7 @@ static int cmd_irqs(int argc, char **argv)
 		if (s.nr_actions || s.delivered || s.spurious || s.unhandled)
 			print_line(&s);
 	print_health();
+	smp_print_irq_columns();
 	i8259_get_stats(&pic);
 	cprintf("PIC: spurious IRQ7 %u, spurious IRQ15 %u, EOIs %u master / %u slave, mask %04x\n",
 		pic.spurious7, pic.spurious15, pic.eoi_master, pic.eoi_slave, pic.imr);

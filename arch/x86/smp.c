@@ -53,6 +53,7 @@
 #include <kernel/printk.h>
 #include <kernel/panic.h>
 #include <kernel/string.h>
+#include <time/time.h>
 
 #define NS_PER_US 1000ull
 #define NS_PER_MS 1000000ull
@@ -83,7 +84,7 @@ static uint8_t ap_stacks[SMP_MAX_CPUS - 1][PAGE_SIZE + AP_STACK_BYTES] __attribu
 
 static unsigned int nr_online = 1;
 static const char *cpu_source = "none (not started)";
-static char source_reason[120];
+static char source_reason[200];
 static uint32_t dead_cpus;             /* started but never checked in */
 static uint32_t parked_cpus;           /* woke but turned away by maxcpus / SMP_MAX_CPUS */
 
@@ -147,13 +148,20 @@ int smp_param_set_maxcpus(const char *value, void *arg)
  * Per-CPU accounting
  */
 
-void smp_irq_enter(void)
+/* Interrupts per CPU and vector. Each CPU writes only its own row, so the
+ * hot path needs no atomic; the shell reads rows of other CPUs (a count
+ * read while it changes is off by one, never torn: 32-bit stores). */
+static uint32_t vector_counts[SMP_MAX_CPUS][X86_NR_VECTORS];
+
+void smp_irq_enter(unsigned int vector)
 {
 	struct cpu_data *c = this_cpu();
 	uint64_t since = c->idle_since;
 
 	c->irq_depth++;
 	c->interrupts++;
+	if (vector < X86_NR_VECTORS)
+		vector_counts[c->cpu][vector]++;
 	if (since) {
 		c->idle_since = 0;
 		c->idle_ns += tsc_ns() - since;
@@ -584,6 +592,8 @@ int smp_print_cpus(void)
 	uint64_t now = tsc_ns();
 
 	cprintf("%u CPU%s online (from the %s)\n", nr_online, nr_online == 1 ? "" : "s", cpu_source);
+	/* ticks: CPU 0 runs the kernel's tick (jiffies, whichever device drives
+	 * it: LAPIC timer, PIT or HPET); every other CPU its own LAPIC timer. */
 	cprintf("CPU  APIC ID  online  ticks       interrupts  IPIs     idle\n");
 	for (unsigned int c = 0; c < SMP_MAX_CPUS; c++) {
 		const struct cpu_data *d = &cpu_data[c];
@@ -602,8 +612,36 @@ int smp_print_cpus(void)
 		if (permille > 1000)
 			permille = 1000;
 		cprintf("%-4u %-8u %-7s %-11llu %-11llu %-8u %u.%u%%\n", c, d->apic_id, "yes",
-			(unsigned long long)d->ticks, (unsigned long long)d->interrupts, d->ipis,
+			(unsigned long long)(c == 0 ? jiffies_read() : d->ticks), (unsigned long long)d->interrupts, d->ipis,
 			permille / 10, permille % 10);
+	}
+	return 0;
+}
+
+int smp_print_irq_columns(void)
+{
+	cprintf("per CPU: vector  line/name         ");
+	for (unsigned int c = 0; c < SMP_MAX_CPUS; c++)
+		if (smp_cpu_online(c))
+			cprintf(" %10s%-2u", "CPU", c);
+	cprintf("\n");
+	for (unsigned int v = X86_NR_EXCEPTIONS; v < X86_NR_VECTORS; v++) {
+		const char *name = x86_system_vector_name(v);
+		int irq = x86_vector_to_irq(v);
+		bool any = false;
+
+		for (unsigned int c = 0; c < SMP_MAX_CPUS; c++)
+			any |= smp_cpu_online(c) && vector_counts[c][v];
+		if (!any)
+			continue;
+		if (irq >= 0)
+			cprintf("         0x%02x    irq %-13d ", v, irq);
+		else
+			cprintf("         0x%02x    %-17s ", v, name ? name : "-");
+		for (unsigned int c = 0; c < SMP_MAX_CPUS; c++)
+			if (smp_cpu_online(c))
+				cprintf(" %12u", vector_counts[c][v]);
+		cprintf("\n");
 	}
 	return 0;
 }

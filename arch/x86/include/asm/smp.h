@@ -139,12 +139,20 @@ void smp_send_wakeup(unsigned int cpu);
  */
 void smp_idle_halt(void);
 
-/* smp_irq_enter / smp_irq_exit - called by arch/x86/irq.c around every interrupt. */
-void smp_irq_enter(void);
+/* smp_irq_enter / smp_irq_exit - called by arch/x86/irq.c around every interrupt (on @vector). */
+void smp_irq_enter(unsigned int vector);
 static inline void smp_irq_exit(void) { this_cpu()->irq_depth--; }
 
 /* smp_print_cpus - the `cpus` shell command's table (cprintf). RETURNS 0. */
 int smp_print_cpus(void);
+
+/*
+ * smp_print_irq_columns - for the shell's `irqs`: interrupts taken per CPU,
+ * one column per online CPU, one row per vector that any CPU took (device
+ * vectors named by their kernel/irq line, system vectors by their handler's
+ * name), as Linux's /proc/interrupts. CONTEXT: thread context. RETURNS 0.
+ */
+int smp_print_irq_columns(void);
 
 /* smp_source_name - "MADT", "MP table", "broadcast INIT-SIPI-SIPI" or "none (nosmp)". */
 const char *smp_source_name(void);
