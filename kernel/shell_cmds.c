@@ -221,8 +221,24 @@ static int cmd_halt(int argc, char **argv)
 	kernel_exit(KEXIT_HALT);
 }
 
+static void crash_on_this_cpu(void *name)
+{
+	crash_raise(name);
+}
+
+/* crash NAME [CPU]: on another CPU through the call-function IPI (the
+ * exception is then taken in that CPU's IPI handler, on its own stack). */
 static int cmd_crash(int argc, char **argv)
 {
+	static char name[16];
+	unsigned long cpu;
+
+	if (argc == 3) {
+		if (cmdline_parse_uint(argv[2], 0, SMP_MAX_CPUS - 1, &cpu) || strlen(argv[1]) >= sizeof(name))
+			return -EINVAL;
+		memcpy(name, argv[1], strlen(argv[1]) + 1);
+		return smp_call_function_single((unsigned int)cpu, crash_on_this_cpu, name, 0);
+	}
 	if (argc != 2)
 		return -EINVAL;
 	return crash_raise(argv[1]);
@@ -266,7 +282,7 @@ static const struct shell_command commands[] = {
 	{ "lsusb", "lsusb [-r N | -g ADDR TYPE INDEX LEN | -p ADDR N]", "USB controllers (irq watch state), ports, devices; -r/-g: read descriptors; -p: interrupt pipe", usb_cmd_lsusb },
 	{ "blk", "blk [crc|write-pattern|verify-pattern|read|flush] DEV ...", "block devices by name", blk_cmd },
 	{ "inject", "inject [NAME[:ARG] | off NAME]", "list, inject or clear faults", fault_cmd_inject },
-	{ "crash", "crash de|ud|gp|pf|bp|nmi|stack", "raise a CPU exception (stack: a kernel stack overflow, a double fault) to see how it is reported", cmd_crash },
+	{ "crash", "crash de|ud|gp|pf|bp|nmi|stack [CPU]", "raise a CPU exception (stack: a kernel stack overflow, a double fault) to see how it is reported; on CPU N if given", cmd_crash },
 	{ "reboot", "reboot", "reset the machine", cmd_reboot },
 	{ "halt", "halt", "stop the machine (QEMU exits when debugexit is set)", cmd_halt },
 };

@@ -211,6 +211,19 @@ static void reschedule_interrupt(struct trap_frame *f)
 		lapic_timer_kick();
 }
 
+static void stop_interrupt(struct trap_frame *f)
+{
+	(void)f;
+	__atomic_store_n(&this_cpu()->online, false, __ATOMIC_RELEASE);
+	cpu_halt_forever();
+}
+
+void smp_stop_other_cpus(void)
+{
+	if (nr_online > 1 && lapic_ready())
+		lapic_send_ipi(0, LAPIC_ICR_FIXED | LAPIC_ICR_ASSERT | LAPIC_ICR_ALL_BUT_SELF | STOP_VECTOR);
+}
+
 void smp_send_wakeup(unsigned int cpu)
 {
 	if (smp_cpu_online(cpu))
@@ -532,6 +545,7 @@ unsigned int smp_init(const void *fw_v, const void *mp_v)
 	bsp_id = cpu_data[0].apic_id;
 	x86_set_system_vector(CALL_FUNCTION_VECTOR, call_function_interrupt, "ipi-call-function");
 	x86_set_system_vector(RESCHEDULE_VECTOR, reschedule_interrupt, "ipi-wakeup");
+	x86_set_system_vector(STOP_VECTOR, stop_interrupt, "ipi-stop");
 
 	if (smp_param_nosmp || smp_param_maxcpus == 1) {
 		cpu_source = smp_param_nosmp ? "none (nosmp)" : "none (maxcpus=1)";

@@ -129,6 +129,13 @@ unsigned int smp_init(const void *fw, const void *fw_mp);
  */
 int smp_call_function_single(unsigned int cpu, void (*fn)(void *), void *arg, uint32_t timeout_ms);
 
+/*
+ * smp_stop_other_cpus - send every other CPU the stop IPI (STOP_VECTOR):
+ * it halts with interrupts off (a CPU with interrupts off already goes on
+ * until it opens them). Does not wait. CONTEXT: any (panic, halt).
+ */
+void smp_stop_other_cpus(void);
+
 /* smp_send_wakeup - send the wake-up IPI (RESCHEDULE_VECTOR) to @cpu. CONTEXT: any. */
 void smp_send_wakeup(unsigned int cpu);
 

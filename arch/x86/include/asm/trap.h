@@ -13,6 +13,7 @@
 #define LAPIC_TIMER_VECTOR  0xEF   /* local APIC timer */
 #define CALL_FUNCTION_VECTOR 0xFB  /* SMP IPI: run a function on this CPU (arch/x86/smp.c) */
 #define RESCHEDULE_VECTOR   0xFC   /* SMP IPI: wake up / re-examine timers (arch/x86/smp.c) */
+#define STOP_VECTOR         0xFD   /* SMP IPI: halt for good (a panic on another CPU) (arch/x86/smp.c) */
 #define LAPIC_ERROR_VECTOR  0xFE   /* local APIC error */
 #define LAPIC_SPURIOUS_VECTOR 0xFF /* local APIC spurious (low nibble must be 1111 on P6) */
 #define X86_NR_VECTORS      256
