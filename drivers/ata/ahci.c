@@ -433,8 +433,12 @@ static void identify_ports(struct ahci_host *h)
 
 		if (!p->started)
 			continue;
-		if (ahci_identify(p))
+		if (ahci_identify(p)) {
+			ahci_port_irq_enable(p, false);   /* a device we cannot use stays quiet */
+			ahci_port_stop(p);
+			p->started = false;
 			continue;
+		}
 		ahci_init_blk(p);
 		err = blk_register(&p->blk);
 		p->blk_registered = err == 0;
@@ -502,6 +506,12 @@ static int probe_host(struct pci_dev *d)
 	identify_ports(h);
 	for (unsigned int i = 0; i < AHCI_MAX_PORTS; i++)
 		found += h->port[i].started;
+	if (found == 0 && h->irq_requested) {
+		/* Nothing to drive: give the (maybe shared) line back; the tokens die with the action. */
+		ahci_write(h, AHCI_GHC, AHCI_GHC_AE);
+		free_irq((unsigned int)h->line, h);
+		h->irq_requested = false;
+	}
 	pr_info("%s: pci %02x:%02x.%u %04x:%04x AHCI version %#x at %#x: %u slots, ports %#x, %s on line %d%s: %u device%s\n",
 		h->name, d->bus, d->dev, d->fn, d->vendor_id, d->device_id, h->vs, base, h->slots, h->pi,
 		h->irq_kind ? h->irq_kind : "no interrupt", h->line,
