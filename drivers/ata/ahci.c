@@ -23,6 +23,7 @@
 #include <asm/paging.h>
 #include <drivers/ahci.h>
 #include <drivers/pci.h>
+#include <drivers/pci_msi.h>
 #include <kernel/errno.h>
 #include <kernel/format.h>
 #include <kernel/heap.h>
@@ -359,41 +360,86 @@ static int hba_reset(struct ahci_host *h)
 	return 0;
 }
 
+int ahci_diagnose(const struct ahci_host *h, char *buf, size_t len)
+{
+	if (!(ahci_read(h, AHCI_GHC) & AHCI_GHC_IE)) {
+		ksnprintf(buf, len, "%s: GHC.IE is clear: the HBA interrupts nobody", h->name);
+		return 1;
+	}
+	for (unsigned int i = 0; i < AHCI_MAX_PORTS; i++) {
+		const struct ahci_port *p = &h->port[i];
+		uint32_t ie;
+
+		if (!p->started)
+			continue;
+		ie = ahci_port_read(p, AHCI_PxIE);
+		if (p->noirq_percent) {
+			ksnprintf(buf, len, "%s port %u (%s): ahci-noirq: %u %% of commands issued with PxIE "
+				  "cleared (%llu of %llu so far; PxIE now %#x)", h->name, i, p->name,
+				  p->noirq_percent, (unsigned long long)p->stats.noirq,
+				  (unsigned long long)p->stats.commands, ie);
+			return 1;
+		}
+		if (ie != AHCI_PxIE_DEFAULT) {
+			ksnprintf(buf, len, "%s port %u (%s): PxIE is %#x, not the %#x the driver set",
+				  h->name, i, p->name, ie, AHCI_PxIE_DEFAULT);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /*
- * take_interrupt - the HBA's line: its INTx pin as the PCI routing decided
- * (on q35 through the ICH9's PIRQ routing to a GSI or ISA IRQ), requested
- * shared. Without a line the commands still complete, by the driver's own
+ * take_interrupt - one vector for the HBA from the MSI layer: its MSI
+ * message by default, its INTx pin (as the PCI routing decided; on q35
+ * through the ICH9's PIRQ routing) with pci=nomsi or when MSI cannot be
+ * had. Without a line the commands still complete, by the driver's own
  * AHCI_IRQ_WAIT_MS check.
  */
 static void take_interrupt(struct ahci_host *h)
 {
 	struct pci_dev *d = h->pci;
 	static char kind[AHCI_MAX_HOSTS][24];
-	int line, err;
+	int n, line, err;
 
 	h->line = -1;
-	if (d->irq_pin == 0 || d->route.source == PCI_ROUTE_NONE) {
-		pr_warn("%s: interrupt pin not routed; commands complete only by the driver's %u ms checks\n",
-			h->name, (unsigned int)AHCI_IRQ_WAIT_MS);
+	n = pci_alloc_irq_vectors(d, 1, 1, PCI_IRQ_MSI | PCI_IRQ_INTX);
+	if (n < 0) {
+		pr_warn("%s: no interrupt (%s); commands complete only by the driver's %u ms checks\n",
+			h->name, errno_name(n), (unsigned int)AHCI_IRQ_WAIT_MS);
 		return;
 	}
-	line = x86_setup_pci_line(d->route.line, d->route.level, d->route.active_low);
-	if (line < 0) {
-		pr_warn("%s: no line for %s %u: %s\n", h->name, d->route.is_gsi ? "GSI" : "IRQ",
-			d->route.line, errno_name(line));
-		return;
+	line = pci_irq_vector(d, 0);
+	h->msi = pci_irq_is_msi(d);
+	if (h->msi) {
+		ksnprintf(kind[h->index], sizeof(kind[0]), "MSI");
+	} else {
+		h->intx = d->route.line;
+		ksnprintf(kind[h->index], sizeof(kind[0]), "INTx %s %u", d->route.is_gsi ? "GSI" : "IRQ",
+			  d->route.line);
 	}
-	h->intx = d->route.line;
-	ksnprintf(kind[h->index], sizeof(kind[0]), "INTx %s %u", d->route.is_gsi ? "GSI" : "IRQ",
-		  d->route.line);
 	h->irq_kind = kind[h->index];
-	err = request_irq((unsigned int)line, ahci_interrupt, IRQF_SHARED, h->action_name, h);
+	err = line < 0 ? line : request_irq((unsigned int)line, ahci_interrupt, IRQF_SHARED,
+					    h->action_name, h);
 	if (err) {
 		pr_warn("%s: request_irq(%d): %s\n", h->name, line, errno_name(err));
+		pci_free_irq_vectors(d);
 		return;
 	}
 	h->line = line;
 	h->irq_requested = true;
+}
+
+/* release_interrupt - the line and its vector back (no device to drive). */
+static void release_interrupt(struct ahci_host *h)
+{
+	if (!h->irq_requested)
+		return;
+	ahci_write(h, AHCI_GHC, AHCI_GHC_AE);
+	free_irq((unsigned int)h->line, h);          /* the expect tokens die with the action */
+	pci_free_irq_vectors(h->pci);
+	h->irq_requested = false;
+	h->line = -1;
 }
 
 static void setup_ports(struct ahci_host *h)
@@ -506,12 +552,8 @@ static int probe_host(struct pci_dev *d)
 	identify_ports(h);
 	for (unsigned int i = 0; i < AHCI_MAX_PORTS; i++)
 		found += h->port[i].started;
-	if (found == 0 && h->irq_requested) {
-		/* Nothing to drive: give the (maybe shared) line back; the tokens die with the action. */
-		ahci_write(h, AHCI_GHC, AHCI_GHC_AE);
-		free_irq((unsigned int)h->line, h);
-		h->irq_requested = false;
-	}
+	if (found == 0)
+		release_interrupt(h);        /* nothing to drive: give the (maybe shared) line back */
 	pr_info("%s: pci %02x:%02x.%u %04x:%04x AHCI version %#x at %#x: %u slots, ports %#x, %s on line %d%s: %u device%s\n",
 		h->name, d->bus, d->dev, d->fn, d->vendor_id, d->device_id, h->vs, base, h->slots, h->pi,
 		h->irq_kind ? h->irq_kind : "no interrupt", h->line,

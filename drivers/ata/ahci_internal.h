@@ -260,6 +260,15 @@ int ahci_port_recover(struct ahci_port *p, bool comreset);
 /* ahci_port_irq_enable - PxIE to the driver's mask (@on) or 0. */
 void ahci_port_irq_enable(struct ahci_port *p, bool on);
 
+/*
+ * ahci_diagnose - what the driver can read about why the HBA's interrupts
+ * would not come: GHC.IE off, a port whose PxIE is not what the driver
+ * set, or ahci-noirq at work. Reads registers and driver state only (so
+ * it may run with a line's lock held, interrupts off).
+ * RETURNS 1 with the reason in @buf; 0 when all is as the driver set it.
+ */
+int ahci_diagnose(const struct ahci_host *h, char *buf, size_t len);
+
 /* ahci_wait - interrupts disabled: idle until an interrupt or @deadline_ns (the port's wake timer). */
 void ahci_wait(struct ahci_port *p, uint64_t deadline_ns);
 

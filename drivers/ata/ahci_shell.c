@@ -88,6 +88,8 @@ static void print_health(const struct ahci_host *h)
 
 void ahci_show(void)
 {
+	char why[ATA_DECODE_LEN];
+
 	for (unsigned int n = 0; n < ahci_nr_hosts; n++) {
 		const struct ahci_host *h = &ahci_hosts[n];
 
@@ -118,6 +120,8 @@ void ahci_show(void)
 			print_stats(p);
 		}
 		print_health(h);
+		if (ahci_diagnose(h, why, sizeof(why)) == 1)
+			cprintf("  diagnosis: %s\n", why);
 	}
 }
 

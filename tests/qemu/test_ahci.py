@@ -19,7 +19,7 @@ SECTOR = diskimg.SECTOR
 DISK_BYTES = 4 << 20
 DISK_SECTORS = DISK_BYTES // SECTOR
 CRC_RX = re.compile(r"crc32 (\w+) (\d+)\+(\d+) = ([0-9a-f]{8}) ")
-HOST_RX = re.compile(r"^ahci0: pci 00:1f\.2 .*?, (INTx [^,]*|MSI[^,]*) line (\d+), handler registered", re.M)
+HOST_RX = re.compile(r"^ahci0: pci 00:1f\.2 .*?, (INTx [^,]*|MSI) line (\d+), handler registered", re.M)
 STATS_RX = re.compile(r"^  sda: .*\n    stats: (.*)$", re.M)
 COMPLETIONS_RX = re.compile(r"^  line (\d+) ahci0 00:1f\.2: .*completions (\d+) by irq / (\d+) by polling", re.M)
 HEALTH_RX = r"^  line {line} ahci0 00:1f\.2: ON POLLING: [^\n]*{cause}"
@@ -90,10 +90,12 @@ def test_q35_disk_is_found_without_options_and_its_crcs_match_the_image(guest_fa
 # -- writing, healthy and with lost interrupts --------------------------------------------------
 # name: (append, shell command before the writes, the line's health cause, or None when healthy)
 SCENARIOS = {
-    "healthy": ("", None, None),
-    "noirq-100": ("fault=ahci-noirq:100", None, "lost-while-expecting"),
-    "noirq-50": ("", "inject ahci-noirq:50", "lost-while-expecting"),
-    "misvector": ("", "inject ahci-misvector", "lost-while-expecting"),
+    "healthy-msi": ("", None, None),
+    "healthy-intx": ("pci=nomsi", None, None),
+    "noirq-100-msi": ("fault=ahci-noirq:100", None, "lost-while-expecting"),
+    "noirq-100-intx": ("pci=nomsi fault=ahci-noirq:100", None, "lost-while-expecting"),
+    "noirq-50-msi": ("", "inject ahci-noirq:50", "lost-while-expecting"),
+    "misvector-intx": ("pci=nomsi", "inject ahci-misvector", "lost-while-expecting"),
 }
 PATTERN_LBA, PIECE, PIECES = 1000, 40, 6
 
@@ -115,6 +117,7 @@ def test_pattern_written_over_ahci_is_right_on_the_host_and_nothing_else_changed
         lba = PATTERN_LBA + i * PIECE
         assert kernel_crc(g, f"ata crc sda {lba} {PIECE}") == pattern_crc(seed, lba, PIECE), lba
     kind, line, stats = ahci_state(g)
+    assert kind.startswith("INTx" if "nomsi" in append else "MSI"), kind
     irqs = g.command("irqs")
     comp = COMPLETIONS_RX.search(irqs)
     assert comp and int(comp.group(1)) == line, irqs
@@ -128,7 +131,8 @@ def test_pattern_written_over_ahci_is_right_on_the_host_and_nothing_else_changed
         assert by_poll > 0 or stats["lost"] > 0, irqs
         if scenario.startswith("noirq"):
             assert stats["noirq"] > 0, stats
-        if scenario == "misvector":
+            assert re.search(r"diagnosis: ahci0 port 0 \(sda\): ahci-noirq", g.command("ata")), "no diagnosis"
+        if scenario.startswith("misvector"):
             assert int(re.search(r"vectors nobody owns: (\d+)", irqs).group(1)) > 0, irqs
     print(f"{scenario}: {kind} line {line}: {by_irq} completions by interrupt, {by_poll} by polling, "
           f"driver-found {stats['lost']}")
