@@ -268,11 +268,9 @@ class Model:
                         open_irq[e.cpu][-1][2] = True
                     # The unexpect_irq its handler called ends in this run: the flow's end.
                     track = ("line", e.line)
-                    for tok, ue in list(pending_unexp.items()):
+                    for tok, (ue, exp) in list(pending_unexp.items()):
                         if ue.line == e.line and ue.cpu == e.cpu:
-                            exp = open_exp.pop(tok, None)
-                            if exp is not None:
-                                self.flows.append((tok, exp, (track, e.ts), ue))
+                            self.flows.append((tok, exp, (track, e.ts), ue))
                             del pending_unexp[tok]
                 self.instants.append((line_track, f"handler {e.f['idx']}: {e.f['ret']}", "chip", e.ts, dict(e.f)))
             elif e.name == "chip":
@@ -286,13 +284,11 @@ class Model:
                 by = e.f["by"]
                 st["by_irq" if by == "irq" else "by_poll" if by == "poll" else "timeouts"] += 1
                 tok = e.f["token"]
-                exp = open_exp.get(tok)
+                exp = open_exp.pop(tok, None)  # the handler may expect the next one before it returns
                 if exp is not None:
                     self.slices.append((("exp", e.line), f"expecting ({by})", "expect", exp.ts, e.ts, dict(e.f)))
-                if by == "timeout":
-                    open_exp.pop(tok, None)
-                else:
-                    pending_unexp[tok] = e
+                    if by != "timeout":
+                        pending_unexp[tok] = (e, exp)
                 self.instants.append((("exp", e.line), f"unexpect_irq by {by}", "expect", e.ts, dict(e.f)))
             elif e.name == "verdict":
                 k = e.f["kind"]
@@ -425,13 +421,13 @@ def check_chrome(doc):
             problems.append(f"event {n}: ts {ev['ts']} goes back on track {track}")
         last[track] = ev["ts"]
         if ph == "B":
-            stacks.setdefault(track, []).append(ev["name"])
+            stacks.setdefault(track, []).append(ev.get("name"))
         elif ph == "E":
             st = stacks.get(track)
             if not st:
                 problems.append(f"event {n}: E without B on track {track}")
-            elif st[-1] != ev["name"]:
-                problems.append(f"event {n}: E of {ev['name']!r} closes {st[-1]!r} on track {track}")
+            elif st[-1] != ev.get("name"):
+                problems.append(f"event {n}: E of {ev.get('name')!r} closes {st[-1]!r} on track {track}")
                 st.pop()
             else:
                 st.pop()
@@ -490,13 +486,13 @@ def to_svg(model, title, window=None):
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
            f'<text x="8" y="18" font-size="14" font-weight="bold">{esc(title)}</text>']
     step = nice_step(span)
-    k = (t0 // step + 1) * step
+    k = t0 + step  # ticks from the window's start, labelled with the time since it
     out.append('<g class="axis">')
     while k <= t1:
         out.append(f'<line x1="{x(k):.1f}" y1="{TOP + AXIS_H - 4}" x2="{x(k):.1f}" '
                    f'y2="{TOP + AXIS_H + LANE_H * len(tracks)}" stroke="#e4e4e4"/>'
                    f'<text x="{x(k):.1f}" y="{TOP + AXIS_H - 8}" text-anchor="middle" fill="#555">'
-                   f'{esc(fmt_ns(k - model.t0))}</text>')
+                   f'+{esc(fmt_ns(k - t0))}</text>')
         k += step
     out.append('</g>')
     for t in tracks:
@@ -516,6 +512,7 @@ def to_svg(model, title, window=None):
                    f'fill-opacity="{0.35 if cat == "expect" else 0.9}"><title>{esc(name)} '
                    f'{esc(fmt_ns(s - model.t0))} +{esc(fmt_ns(e - s))}</title></rect>')
     out.append('</g><g class="instants">')
+    label_end = {}  # track -> x where its last label ends: labels that would overlap are left to the tooltip
     for t, name, cat, ts, args in model.instants:
         if t not in lane or not (t0 <= ts <= t1) or cat == "chip":
             continue
@@ -524,8 +521,9 @@ def to_svg(model, title, window=None):
                  else f'<circle cx="{cx:.2f}" cy="{cy:.1f}" r="3"')
         out.append(f'{shape} class="instant {cat}" fill="{COLORS[cat]}"><title>{esc(name)} at '
                    f'{esc(fmt_ns(ts - model.t0))}</title>{"</path>" if cat in ("verdict", "state") else "</circle>"}')
-        if cat in ("verdict", "state"):
+        if cat in ("verdict", "state") and cx + 6 > label_end.get(t, 0):
             out.append(f'<text x="{cx + 6:.2f}" y="{cy - 3:.1f}" font-size="9" fill="{COLORS[cat]}">{esc(name)}</text>')
+            label_end[t] = cx + 6 + 5.2 * len(name)
     out.append('</g><g class="flows">')
     for tok, exp, (track, end_ts), ue in model.flows:
         d = ("exp", exp.line)
@@ -549,8 +547,8 @@ def to_svg(model, title, window=None):
                    f'<text x="{lx + 20}" y="{yy}">{esc(label)}</text>')
     out.append('</g>')
     drop = int(model.tail["dropped"])
-    note = (f'{len(model.events)} events, {drop} dropped, window {fmt_ns(t0 - model.t0)}-{fmt_ns(t1 - model.t0)} '
-            f'after the first event; irqkit-trace v{FORMAT_VERSION}')
+    note = (f'{len(model.events)} events, {drop} dropped; window {fmt_ns(t0 - model.t0)} to {fmt_ns(t1 - model.t0)} '
+            f'after the first event ({model.t0} ns after boot); irqkit-trace v{FORMAT_VERSION}; hover for details')
     out.append(f'<text x="10" y="{height - 8}" fill="#555">{esc(note)}</text></svg>')
     return "\n".join(out)
 
@@ -693,6 +691,7 @@ def write_whole(path, text):
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
