@@ -107,7 +107,8 @@ run: deps all
 
 debug: deps all
 	@echo "irqkit: QEMU waits for gdb on :1234. In another terminal:"
-	@echo "  gdb-multiarch -ex 'set architecture i386' -ex 'file $(BUILD)/kernel.elf' -ex 'target remote :1234' -ex 'break kmain' -ex 'continue'"
+	@echo "  gdb-multiarch -ex 'set architecture i386' -ex 'file $(BUILD)/kernel.elf' -x tools/gdb/irqkit.py -ex 'target remote :1234' -ex 'break kmain' -ex 'continue'"
+	@echo "  (tools/gdb/irqkit.py adds irqkit-irqs and irqkit-trace; docs/trace.md)"
 	$(QEMU) -machine accel=tcg $(QEMU_RUN_FLAGS) -kernel $(BUILD)/kernel.elf -append "$(APPEND)" -S -gdb tcp::1234 $(RUN_EXTRA)
 
 # ---------------------------------------------------------------------------
