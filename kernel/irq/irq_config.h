@@ -84,6 +84,10 @@
 #ifndef IRQ_TRACE_TAGS
 #define IRQ_TRACE_TAGS 16
 #endif
+/* Longest reason irq_chip::irq_diagnose may give (bytes with the NUL), for the health report. */
+#ifndef IRQ_DIAGNOSIS_MAX
+#define IRQ_DIAGNOSIS_MAX 160
+#endif
 
 /* ---- range checks -------------------------------------------------------- */
 #if IRQ_NR_LINES < 16 || IRQ_NR_LINES > 1024
@@ -119,6 +123,9 @@
 #endif
 #if IRQ_TRACE_TAGS < 1 || IRQ_TRACE_TAGS > 255
 #error "IRQ_TRACE_TAGS must be 1..255 driver event names"
+#endif
+#if IRQ_DIAGNOSIS_MAX < 32 || IRQ_DIAGNOSIS_MAX > 1024
+#error "IRQ_DIAGNOSIS_MAX must be 32..1024 bytes"
 #endif
 
 #endif /* IRQ_CONFIG_H */
