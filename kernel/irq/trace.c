@@ -50,10 +50,10 @@ struct irq_trace_ring irq_trace_rings[IRQ_NR_CPUS];
 const char *irq_trace_tag_names[IRQ_TRACE_TAGS + 1];
 
 static uint32_t irq_trace_classes = IRQ_TCLASS_ALL;
-static uint32_t irq_trace_lines[IRQ_TRACE_LINE_WORDS];
+static uint8_t irq_trace_line_sel[IRQ_NR_LINES];  /* the filter: 1 = record this line's events */
 static uint32_t irq_trace_bad_cpu;          /* events from a CPU number >= IRQ_NR_CPUS */
 static irq_port_lock_t irq_trace_tag_lock;  /* registration of driver event names */
-static bool irq_trace_tag_lock_ready;
+static uint32_t irq_trace_tag_lock_ready;  /* 32 bits: RV64's A extension has no byte swap */
 
 /* The class of each record type (for the filter). */
 static const uint8_t irq_trace_type_class[IRQ_TEV_NR] = {
@@ -96,8 +96,7 @@ const char *irq_trace_event_name(unsigned int type)
 
 bool irq_trace_line_selected(unsigned int irq)
 {
-	return irq >= IRQ_NR_LINES ||
-	       (__atomic_load_n(&irq_trace_lines[irq / 32], __ATOMIC_RELAXED) >> (irq % 32) & 1u);
+	return irq >= IRQ_NR_LINES || __atomic_load_n(&irq_trace_line_sel[irq], __ATOMIC_RELAXED);
 }
 
 void irq_trace_record(unsigned int type, unsigned int line, unsigned int sub, uint32_t arg)
@@ -206,8 +205,8 @@ int irq_trace_start(const char *filter)
 		return -IRQ_EINVAL;
 	/* Off while the filter changes, so no event sees half of it. */
 	__atomic_store_n(&irq_trace_on, 0, __ATOMIC_SEQ_CST);
-	for (i = 0; i < IRQ_TRACE_LINE_WORDS; i++)
-		__atomic_store_n(&irq_trace_lines[i], lines[i], __ATOMIC_RELAXED);
+	for (i = 0; i < IRQ_NR_LINES; i++)
+		__atomic_store_n(&irq_trace_line_sel[i], (uint8_t)(lines[i / 32] >> (i % 32) & 1u), __ATOMIC_RELAXED);
 	__atomic_store_n(&irq_trace_classes, classes, __ATOMIC_RELAXED);
 	/* RELEASE: a hook that sees the switch on sees the filter (its loads are relaxed, on one CPU in order). */
 	__atomic_store_n(&irq_trace_on, IRQ_TRACE_BUILD, __ATOMIC_SEQ_CST);
@@ -221,9 +220,11 @@ void irq_trace_stop(void)
 
 void irq_trace_clear(void)
 {
-	uint8_t was = __atomic_exchange_n(&irq_trace_on, 0, __ATOMIC_SEQ_CST);
+	/* A load and a store, not a byte exchange (RV64 has none): start/stop race with clear harmlessly. */
+	uint8_t was = __atomic_load_n(&irq_trace_on, __ATOMIC_SEQ_CST);
 	unsigned int cpu, i;
 
+	__atomic_store_n(&irq_trace_on, 0, __ATOMIC_SEQ_CST);
 	for (cpu = 0; cpu < IRQ_NR_CPUS; cpu++) {
 		struct irq_trace_ring *r = &irq_trace_rings[cpu];
 		uint32_t used = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
@@ -295,7 +296,7 @@ unsigned int irq_trace_tag(const char *name)
 			return 0;
 	if (!len)
 		return 0;
-	if (!__atomic_exchange_n(&irq_trace_tag_lock_ready, true, __ATOMIC_ACQ_REL))
+	if (!__atomic_exchange_n(&irq_trace_tag_lock_ready, 1u, __ATOMIC_ACQ_REL))
 		irq_port_lock_init(&irq_trace_tag_lock);  /* first use: thread context at driver init, one CPU */
 	flags = irq_port_lock_irqsave(&irq_trace_tag_lock);
 	for (i = 1; i <= IRQ_TRACE_TAGS; i++) {
