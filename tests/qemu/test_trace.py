@@ -121,8 +121,12 @@ def assert_storm(events, line):
     assert off, "the line was never disabled for flooding"
     first_off = off[0]
     before = [e for e in events if e.seq < first_off.seq and e.line == line]
-    unclaimed = [e for e in before if e.name == "action" and e.f["ret"] == "none" and e.f["run"] == "irq"]
-    assert len(unclaimed) >= 100, f"{len(unclaimed)} unclaimed interrupts before the trip"
+    runs = [e for e in before if e.name == "action" and e.f["run"] == "irq"]
+    unclaimed = [e for e in runs if e.f["ret"] == "none"]
+    # A flood segment is 100 interrupts in the irqkit profile (docs/defences.md), >= 95 % unclaimed;
+    # the segment may have begun just before `trace start`, hence some margin.
+    assert len(unclaimed) >= 50 and len(unclaimed) * 100 >= 90 * len(runs), \
+        f"{len(unclaimed)} of {len(runs)} interrupts unclaimed before the trip"
     reen = [e for e in ev(events, "state", line, what="reenable") if e.seq > first_off.seq]
     assert reen, "never re-enabled"
     polls_between = [e for e in ev(events, "poll_start", line) if first_off.seq < e.seq < reen[0].seq]
