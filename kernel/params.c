@@ -20,6 +20,7 @@
 #include <asm/apic.h>
 #include <asm/x86_time.h>
 #include <irq/policy.h>
+#include <irq/trace.h>
 
 #define LOGLEVEL_MAX 8          /* loglevel=8 shows debug messages too */
 #define DEBUGEXIT_DEFAULT_PORT 0xF4  /* our isa-debug-exit iobase in the Makefile and tests */
@@ -108,6 +109,8 @@ static const struct cmdline_param table[] = {
 	  "irqpoll: irqfixup, and also poll every shared line periodically through its poll timer" },
 	{ "irqpolicy", CMDLINE_VALUE, irq_param_policy, NULL,
 	  "irqpolicy=irqkit|tejun2010|mainline: tunables of the defences (default irqkit)" },
+	{ "trace", CMDLINE_FLAG_OR_VALUE, irq_trace_param, NULL,
+	  "trace[=FILTER]: record the interrupt core's event trace from boot (FILTER as `trace start`; docs/trace.md)" },
 	{ "pci_route", CMDLINE_VALUE, pci_param_route, NULL,
 	  "pci_route=auto|mptable|pir|line: PCI INTx routing source (default auto: MP table, $PIR, Interrupt Line)" },
 	{ "pci", CMDLINE_VALUE, pci_param_pci, NULL,
@@ -119,7 +122,7 @@ static const struct cmdline_param table[] = {
 	{ "nosmp", CMDLINE_FLAG, smp_param_set_nosmp, NULL,
 	  "nosmp: start no other CPU; irqkit runs on the boot CPU alone" },
 	{ "maxcpus", CMDLINE_VALUE, smp_param_set_maxcpus, NULL,
-	  "maxcpus=N: run at most N CPUs, the boot CPU included (1-16)" },
+	  "maxcpus=N: run at most N CPUs, the boot CPU included (1-8)" },
 	{ "crash", CMDLINE_VALUE, set_crash, NULL,
 	  "crash=de|ud|gp|pf|bp|nmi|stack: raise that CPU exception at the end of boot (stack: overflow the kernel stack into its guard page, a double fault)" },
 };

@@ -10,6 +10,7 @@
 #include <asm/cpu.h>
 #include <asm/smp.h>
 #include <irq/port.h>
+#include <irq/irq_config.h>
 #include <kernel/printk.h>
 #include <time/time.h>
 #include <time/hrtimer.h>
@@ -105,4 +106,11 @@ void irq_port_panic(const char *msg)
 void irq_port_cpu_relax(void)
 {
 	cpu_relax();
+}
+
+/* The CPU number of arch/x86/smp.c (COMMON.md, decision 3): 0 = boot CPU. */
+_Static_assert(SMP_MAX_CPUS <= IRQ_NR_CPUS, "kernel/irq keeps per-CPU data for fewer CPUs than smp.c starts");
+unsigned int irq_port_cpu_id(void)
+{
+	return smp_processor_id();
 }

@@ -34,8 +34,9 @@
  * Tunables of SMP bring-up, with their reasons.
  */
 enum smp_tunables {
-	/* CPUs this kernel runs at most (per-CPU arrays, AP stacks in .bss: 20 KiB each). */
-	SMP_MAX_CPUS = 16,
+	/* CPUs this kernel runs at most (per-CPU arrays, AP stacks in .bss: 20 KiB each);
+	 * at most kernel/irq's IRQ_NR_CPUS (8), checked in irq_port.c. */
+	SMP_MAX_CPUS = 8,
 	/* INIT to the first SIPI (Intel SDM 3A 8.4.4.1, MP spec B.4: 10 ms). */
 	SMP_INIT_DELAY_US = 10000,
 	/* After each SIPI (SDM 3A 8.4.4.1: 200 us). */
