@@ -80,8 +80,9 @@ struct irq_defence_line {
 	uint64_t flood_off_since_ns;   /* start of the current time off */
 	uint64_t flood_reenable_at_ns; /* the next re-enable test (IRQ_POLICY_FOREVER: none) */
 	uint64_t flood_backoff_ns;     /* the next time off (grows on failed tests, shrinks on good segments) */
-	uint32_t floods;               /* times the line was disabled for flooding, since boot */
+	uint32_t floods;               /* flood episodes (storms) since boot; failed tests apart */
 	uint32_t failed_tests;         /* re-enable tests that flooded again, this episode */
+	uint32_t failed_tests_total;   /* the same since boot */
 	struct irq_health_episode storm;  /* the flood episode, for health reporting */
 	uint64_t poll_at_ns;           /* when the poll timer is armed for (0: not armed) */
 	uint64_t poll_late_ns;         /* how late its callbacks run after that, on average (poll.c) */
@@ -205,6 +206,12 @@ static inline void irq_action_store(struct irqaction **link, struct irqaction *a
 static inline bool irq_report_due(uint64_t count)
 {
 	return count != 0 && (count & (count - 1)) == 0;
+}
+
+/* irq_report_next - the occurrence after @count (a due one) whose message comes next: 2 * @count. */
+static inline uint64_t irq_report_next(uint64_t count)
+{
+	return count ? 2 * count : 1;
 }
 
 /* ---- irqdesc.c ---------------------------------------------------------- */

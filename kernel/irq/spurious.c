@@ -135,7 +135,6 @@ static void __irq_flood_trip(struct irq_desc *desc, const struct irq_policy *p,
 		off_for = p->spr_backoff_max_ns;
 	def->flood_backoff_ns = irq_flood_grow(off_for, p->spr_backoff_grow_shift, p->spr_backoff_max_ns);
 	def->flood_off = true;
-	def->floods++;
 	def->flood_off_since_ns = now;
 	def->flood_reenable_at_ns = off_for >= IRQ_POLICY_FOREVER - now ? IRQ_POLICY_FOREVER : now + off_for;
 	def->poll_gap_ns = p->poll_quick_ns;
@@ -145,10 +144,14 @@ static void __irq_flood_trip(struct irq_desc *desc, const struct irq_policy *p,
 		/* The re-enable test failed: the episode goes on, quietly (reminders tell). */
 		def->flood_testing = false;
 		def->failed_tests++;
+		def->failed_tests_total++;
 		if (irq_report_due(def->failed_tests))
-			irq_port_log(IRQ_LOG_WARN, "irq %u: still flooding after re-enable (%u failed tests): off again for %llu ms\n",
-				     desc->irq_data.irq, (unsigned int)def->failed_tests, irq_log_ms(off_for));
+			irq_port_log(IRQ_LOG_WARN, "irq %u: still flooding after re-enable (%u failed tests): off again for %llu ms; "
+				     "this line is said again at %llu failed tests\n",
+				     desc->irq_data.irq, (unsigned int)def->failed_tests, irq_log_ms(off_for),
+				     (unsigned long long)irq_report_next(def->failed_tests));
 	} else {
+		def->floods++;              /* a new storm; its failed re-enable tests are counted apart */
 		__irq_health_begin(desc, NULL, &def->storm, IRQ_HEALTH_STORM,
 				   "flood of unclaimed interrupts: line disabled at its controller, handlers polled "
 				   "(none claimed them: the source may be a device without a driver, not a handler named here)", now);
@@ -287,8 +290,12 @@ void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now)
 	def->flood_off_since_ns = now;
 	/* Nobody wrote the segment while the line was off (no interrupt ran). */
 	def->seg = (struct irq_flood_segment){ 0 };
-	if (def->failed_tests == 0 || irq_report_due(def->failed_tests))
+	if (def->failed_tests == 0)
 		irq_port_log(IRQ_LOG_INFO, "irq %u: re-enabled to test whether the flood stopped\n", desc->irq_data.irq);
+	else if (irq_report_due(def->failed_tests))
+		irq_port_log(IRQ_LOG_INFO, "irq %u: re-enabled to test whether the flood stopped (test %u; this line is "
+			     "said again at test %llu)\n", desc->irq_data.irq, (unsigned int)def->failed_tests + 1,
+			     (unsigned long long)irq_report_next(def->failed_tests) + 1);
 	if (desc->depth == 0 && desc->action)
 		__irq_enable_line(desc);
 }
