@@ -166,6 +166,13 @@ test-matrix: all
 test-bochs: all
 	cd tests/bochs && $(PYTHON) -m pytest -q -rfE $(PYTEST_ARGS)
 
+# The randomised fault soak (tests/soak/soak.py; not part of make test): make soak MINUTES=N SEED=S
+MINUTES ?= 10
+SEED ?= 20
+.PHONY: soak
+soak: all
+	$(PYTHON) tests/soak/soak.py --minutes $(MINUTES) --seed $(SEED)
+
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit
