@@ -265,6 +265,7 @@ class Soak:
             self.stats["failed_commands"] += 1
             err = w.group(7) if w and w.group(7) else "other"
             self.errors[err] = self.errors.get(err, 0) + 1
+            self.events.append((self.t(), "write failed", dev, lba, count, out[-300:], sorted(self.faults_on)))
         verified, wrong = m.check_written(lba, count, seed, ok)
         self.stats["blocks_written_verified_on_host"] += verified if ok else 0
         self.stats["wrong_blocks"] += wrong
@@ -285,6 +286,7 @@ class Soak:
             self.stats["failed_commands"] += 1
             err = c.group(6) if c and c.group(6) else "other"
             self.errors[err] = self.errors.get(err, 0) + 1
+            self.events.append((self.t(), "read failed", dev, lba, count, out[-300:], sorted(self.faults_on)))
             return
         if int(c.group(4), 16) == m.crc(lba, count):
             self.stats["blocks_read_verified"] += count
@@ -321,7 +323,7 @@ class Soak:
             now = time.monotonic()
             if now >= next_fault:
                 self.toggle_fault()
-                next_fault = time.monotonic() + self.rng.uniform(2, 12)
+                next_fault = time.monotonic() + self.rng.uniform(1, 6)
             elif now >= next_stick:
                 self.toggle_stick()
                 next_stick = time.monotonic() + self.rng.uniform(20, 90)
