@@ -26,7 +26,9 @@
 #include <kernel/errno.h>
 #include <drivers/serial.h>
 #include <drivers/pci.h>
+#include <drivers/ahci.h>
 #include <drivers/ata.h>
+#include <drivers/nvme.h>
 #include <drivers/usb.h>
 #include <irq/policy.h>
 #include <irq/stats.h>
@@ -160,6 +162,8 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	cpu_sti();
 	uart_irq_init((unsigned int)isa_irq_to_line(UART_ISA_IRQ));
 	ata_init();
+	ahci_init();          /* SATA HBAs: disks sda..., ATAPI sr0... */
+	nvme_init();
 	usb_kbd_init();       /* USB class drivers first: devices are offered to them as they enumerate */
 	usb_storage_init();
 	uhci_init();          /* USB: controllers now, devices from work in the shell's idle loop */

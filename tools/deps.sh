@@ -27,6 +27,8 @@ qemu-system-arm qemu-system-arm
 bochs bochs
 /usr/share/bochs/BIOS-bochs-latest bochsbios
 /usr/share/vgabios/vgabios.bin vgabios
+chromium chromium
+gdb-multiarch gdb-multiarch
 "
 
 missing=""
