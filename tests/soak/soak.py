@@ -37,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
 
 import diskimg  # noqa: E402
+import irqkit_qemu  # noqa: E402
 from irqkit_qemu import ROOT, Guest, GuestTimeout  # noqa: E402
 from shellwait import KEY_HOLD_MS, QCODES, UPTIME_RX  # noqa: E402
 
@@ -363,7 +364,9 @@ def main():
     ap.add_argument("--minutes", type=float, default=10)
     ap.add_argument("--seed", type=int, default=20)
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "soak"))
+    ap.add_argument("--kernel", default=irqkit_qemu.KERNEL, help="the kernel ELF to boot")
     args = ap.parse_args()
+    irqkit_qemu.KERNEL = os.path.abspath(args.kernel)
     os.makedirs(args.out, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="irqkit-soak-") as tmp:
         s = Soak(args, tmp)
