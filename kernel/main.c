@@ -172,6 +172,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	usb_storage_init();
 	uhci_init();          /* USB: controllers now, devices from work in the shell's idle loop */
 
+	irq_affinity_apply_boot();
 	fault_apply_boot();
 	irq_health_report();
 	pr_info("boot: complete in %u ms\n", (unsigned int)(ktime_get_ns() / 1000000u));

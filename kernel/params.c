@@ -123,6 +123,8 @@ static const struct cmdline_param table[] = {
 	  "nosmp: start no other CPU; irqkit runs on the boot CPU alone" },
 	{ "maxcpus", CMDLINE_VALUE, smp_param_set_maxcpus, NULL,
 	  "maxcpus=N: run at most N CPUs, the boot CPU included (1-8)" },
+	{ "irqaffinity", CMDLINE_VALUE, irq_affinity_param, NULL,
+	  "irqaffinity=CPU[,CPU...]: deliver device interrupts to (the first online of) these CPUs; the tick's line stays on CPU 0" },
 	{ "crash", CMDLINE_VALUE, set_crash, NULL,
 	  "crash=de|ud|gp|pf|bp|nmi|stack: raise that CPU exception at the end of boot (stack: overflow the kernel stack into its guard page, a double fault)" },
 };

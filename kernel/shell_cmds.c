@@ -283,6 +283,7 @@ static const struct shell_command commands[] = {
 	{ "lspci", "lspci [-v]", "PCI functions, BARs, capabilities, IRQ routes", pci_cmd_lspci },
 	{ "routes", "routes", "PCI INTx routing table and PIRQ router registers", pci_cmd_routes },
 	{ "apic", "apic", "interrupt mode, local APIC and IOAPIC redirection entries", cmd_apic },
+	{ "affinity", "affinity [IRQ CPU[,CPU...] [every MS]]", "which CPUs take a line; move it (every MS ms round the CPUs)", irq_affinity_cmd },
 	{ "cpus", "cpus", "CPUs: APIC ID, online, timer ticks, interrupts taken, IPIs, idle share", cmd_cpus },
 	{ "ata", "ata [identify|read|crc|write-pattern|verify-pattern|flush|bench|reset|raw|set] [DEV] ...",
 	  "PIO ATA/ATAPI devices: state, data, tests", ata_cmd },

@@ -24,6 +24,7 @@
 #include <asm/apic.h>
 #include <asm/cpu.h>
 #include <asm/spinlock.h>
+#include <asm/smp.h>
 #include <asm/io.h>
 #include <asm/trap.h>
 #include <asm/x86_irq.h>
@@ -78,6 +79,9 @@ struct ioapic {
 static struct ioapic chips[FW_MAX_IOAPICS];
 static unsigned int nr_chips;
 static uint8_t dest_apic_id;
+/* Each line's destination APIC ID as last written (physical mode), so that
+ * irq_pending knows whose IRR to trust without reading the entry. */
+static uint8_t line_dest[IRQ_NR_LINES];
 
 /* ------------------------------------------------------------------------
  * Register access. IOREGSEL and IOWIN form one pair for all pins: callers
@@ -163,6 +167,8 @@ static uint32_t gsi_vector(unsigned int gsi)
 
 static uint64_t rte_make(unsigned int gsi, uint32_t type_bits, bool masked)
 {
+	if (gsi < IRQ_NR_LINES)
+		line_dest[gsi] = dest_apic_id;
 	return (uint64_t)dest_apic_id << IOAPIC_RTE_DEST_SHIFT | IOAPIC_RTE_DELIVERY_FIXED |
 	       type_bits | (masked ? IOAPIC_RTE_MASKED : 0) | gsi_vector(gsi);
 }
@@ -239,6 +245,9 @@ static int ioapic_irq_pending(struct irq_data *d)
 
 	if (!d->chip_data || !vector || !lapic_ready())
 		return -ENODEV;
+	/* The IRR that counts is the destination CPU's: from another CPU we cannot tell. */
+	if (d->irq < IRQ_NR_LINES && line_dest[d->irq] != this_cpu()->apic_id)
+		return -EAGAIN;
 	/* The IRR first: nothing requested on the vector is the usual answer, and needs no entry read. */
 	if (!lapic_irr_set(vector))
 		return 0;
@@ -247,6 +256,37 @@ static int ioapic_irq_pending(struct irq_data *d)
 	if ((low & (uint32_t)IOAPIC_RTE_MASKED) || (low & (uint32_t)IOAPIC_RTE_VECTOR_MASK) != vector)
 		return 0;
 	return 1;
+}
+
+/*
+ * irq_set_affinity: physical destination mode, to the first online CPU of
+ * @mask. Why physical and not logical: logical flat mode names at most 8
+ * CPUs and needs every LAPIC's LDR/DFR programmed alike, and its point,
+ * lowest-priority delivery among several CPUs, is not something QEMU 7.2
+ * models (it picks by its own rules, and the 82093AA's "lowest priority"
+ * arbitration differs between chipsets); one fixed CPU per line is what
+ * MSI messages carry too (address = destination APIC ID), so both kinds
+ * of line move the same way and `irqs` shows exactly one column counting.
+ * The destination is bits 63:56, alone in the entry's high half: one 32-bit
+ * write switches it, so an interrupt the pin sends meanwhile carries the
+ * old or the new destination, whole - never lost, never sent twice. A level
+ * interrupt in service on the old CPU ends with that CPU's EOI, which the
+ * IOAPIC matches by vector wherever it comes from.
+ */
+static int ioapic_set_affinity(struct irq_data *d, irq_cpumask_t mask)
+{
+	for (unsigned int cpu = 0; cpu < SMP_MAX_CPUS; cpu++) {
+		uint8_t dest;
+
+		if (!(mask & (1u << cpu)) || !smp_cpu_online(cpu))
+			continue;
+		dest = (uint8_t)cpu_data[cpu].apic_id;
+		reg_write(d->chip_data, rte_reg((unsigned int)d->hwirq) + 1, (uint32_t)dest << (IOAPIC_RTE_DEST_SHIFT - 32));
+		if (d->irq < IRQ_NR_LINES)
+			line_dest[d->irq] = dest;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 static const struct irq_chip ioapic_chip = {
@@ -258,6 +298,7 @@ static const struct irq_chip ioapic_chip = {
 	.eoi = ioapic_lapic_eoi,
 	.set_type = ioapic_set_type,
 	.irq_pending = ioapic_irq_pending,
+	.irq_set_affinity = ioapic_set_affinity,
 };
 
 /* ------------------------------------------------------------------------

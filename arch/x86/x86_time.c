@@ -147,6 +147,29 @@ void time_port_irq_restore(unsigned long flags)
 	irq_restore_flags(flags);
 }
 
+/* Give the lock up whole (whatever its depth) around a callback; interrupts stay off. */
+unsigned long time_port_callback_begin(void)
+{
+	unsigned long depth = 0;
+
+	if (time_owner == smp_processor_id()) {
+		depth = time_depth;
+		time_depth = 0;
+		time_owner = TIME_NO_OWNER;
+		spin_unlock(&time_lock);
+	}
+	return depth;
+}
+
+void time_port_callback_end(unsigned long depth)
+{
+	if (depth) {
+		spin_lock(&time_lock);
+		time_owner = smp_processor_id();
+		time_depth = (uint32_t)depth;
+	}
+}
+
 /* Wait for the next interrupt and return with interrupts off again, as time_port.h requires. */
 void time_port_idle(void)
 {

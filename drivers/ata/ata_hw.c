@@ -8,6 +8,8 @@
 #include "ata_internal.h"
 #include <asm/cpu.h>
 #include <asm/io.h>
+#include <asm/smp.h>
+#include <asm/spinlock.h>
 #include <time/time.h>
 #include <irq/trace.h>
 
@@ -19,8 +21,60 @@ void ata_hw_insw(uint16_t port, void *buf, size_t words) { insw(port, buf, (uint
 void ata_hw_outsw(uint16_t port, const void *buf, size_t words) { outsw(port, buf, (uint32_t)words); }
 uint64_t ata_hw_now_ns(void) { return ktime_get_ns(); }
 void ata_hw_delay_us(unsigned int us) { udelay(us); }
-unsigned long ata_hw_irq_save(void) { return irq_save_flags(); }
-void ata_hw_irq_restore(unsigned long flags) { irq_restore_flags(flags); }
+/*
+ * Several CPUs: "interrupts off" no longer keeps the handler out once the
+ * channel's line may be delivered to another CPU (affinity). So the driver's
+ * critical sections (ata_internal.h, "Concurrency") take ata_lock as well:
+ * one recursive spin lock for all channels (the owner is the CPU number;
+ * asm/spinlock.h for the ordering), taken by the thread side here and by the
+ * handler in ata_hw_interrupt(), and given up whole while ata_hw_wait()
+ * halts. `ata_owner`/`ata_depth` are written by the holder only (others
+ * compare the owner with their own number, see irq_port.c). Lock order:
+ * ata_lock, then a kernel/irq line's lock (expect/unexpect), then
+ * kernel/time's; the handler runs with the line's lock dropped by the core.
+ */
+#define ATA_NO_OWNER 0xFFFFFFFFu
+static spinlock_t ata_lock = SPINLOCK_INIT;
+static volatile uint32_t ata_owner = ATA_NO_OWNER;
+static uint32_t ata_depth;
+static volatile uint32_t ata_waiter_cpu;   /* the CPU in ata_hw_wait() (0: the shell's) */
+
+unsigned long ata_hw_irq_save(void)
+{
+	unsigned long flags = irq_save_flags();
+	uint32_t me = smp_processor_id();
+
+	if (ata_owner != me) {
+		spin_lock(&ata_lock);
+		ata_owner = me;
+	}
+	ata_depth++;
+	return flags;
+}
+
+void ata_hw_irq_restore(unsigned long flags)
+{
+	if (--ata_depth == 0) {
+		ata_owner = ATA_NO_OWNER;
+		spin_unlock(&ata_lock);
+	}
+	irq_restore_flags(flags);
+}
+
+/* The handler kernel/irq runs (ata_probe.c requests it): ata_interrupt under
+ * ata_lock; on a CPU other than the waiter's, wake the waiter, which would
+ * otherwise halt until its next timer interrupt. */
+irqreturn_t ata_hw_interrupt(unsigned int irq, void *dev_id)
+{
+	unsigned long flags = ata_hw_irq_save();
+	irqreturn_t ret = ata_interrupt(irq, dev_id);
+	uint32_t waiter = ata_waiter_cpu;
+
+	ata_hw_irq_restore(flags);
+	if (ret == IRQ_HANDLED && waiter != smp_processor_id())
+		smp_send_wakeup(waiter);
+	return ret;
+}
 
 void ata_hw_sleep_ms(unsigned int ms)
 {
@@ -55,7 +109,23 @@ void ata_hw_wait(struct ata_channel *ch, uint64_t deadline_ns)
 		timer_mod(t, deadline_ns, 0);
 		wake_at_ns[i] = deadline_ns;
 	}
-	time_idle();          /* sti; hlt; returns with interrupts disabled again */
+	{
+		uint32_t depth = 0, me = smp_processor_id();
+
+		ata_waiter_cpu = me;
+		if (ata_owner == me) {   /* let the handler in on another CPU while we halt */
+			depth = ata_depth;
+			ata_depth = 0;
+			ata_owner = ATA_NO_OWNER;
+			spin_unlock(&ata_lock);
+		}
+		time_idle();          /* sti; hlt; returns with interrupts disabled again */
+		if (depth) {
+			spin_lock(&ata_lock);
+			ata_owner = me;
+			ata_depth = depth;
+		}
+	}
 }
 
 /*

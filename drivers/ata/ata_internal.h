@@ -18,13 +18,16 @@
  * The files above "(kernel)" also build on the host, where the unit tests
  * supply ata_hw_* with a simulated IDE device and a virtual clock.
  *
- * Concurrency. irqkit runs on one CPU. Everything a command's completion
+ * Concurrency. Everything a command's completion
  * depends on (ata_channel::active, ata_cmd::state, the phase start time and
  * the expect bracket) changes only with interrupts disabled: in the
  * interrupt handler (called by the core for interrupts, replays and polls,
  * always with interrupts off), and in thread context inside
  * ata_hw_irq_save()/restore. So the handler and the timeout path can never
- * both complete a phase, and a command completes exactly once.
+ * both complete a phase, and a command completes exactly once. With several
+ * CPUs the kernel's ata_hw_irq_save() also takes a spin lock that the
+ * handler takes too (ata_hw_interrupt), since the line may be delivered to
+ * another CPU (drivers/ata/ata_hw.c).
  */
 #ifndef DRIVERS_ATA_INTERNAL_H
 #define DRIVERS_ATA_INTERNAL_H
@@ -253,7 +256,9 @@ void ata_hw_outsw(uint16_t port, const void *buf, size_t words);
 uint64_t ata_hw_now_ns(void);
 void ata_hw_delay_us(unsigned int us);       /* busy-wait */
 void ata_hw_sleep_ms(unsigned int ms);       /* thread context, may idle */
-unsigned long ata_hw_irq_save(void);         /* disable interrupts, return the old state */
+unsigned long ata_hw_irq_save(void);         /* disable interrupts (kernel: and take ata_lock), return the old state */
+/* ata_hw_interrupt - the kernel's handler for a channel's line: ata_interrupt under ata_lock. */
+irqreturn_t ata_hw_interrupt(unsigned int irq, void *dev_id);
 void ata_hw_irq_restore(unsigned long flags);
 /* ata_hw_wait - interrupts disabled: idle until an interrupt or @deadline_ns; returns with them disabled. */
 void ata_hw_wait(struct ata_channel *ch, uint64_t deadline_ns);

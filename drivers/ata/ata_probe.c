@@ -63,7 +63,7 @@ static void take_interrupt(struct ata_channel *ch)
 			errno_name(ch->line), (unsigned int)ATA_IRQ_WAIT_MS);
 		return;
 	}
-	err = request_irq((unsigned int)ch->line, ata_interrupt, IRQF_SHARED, ch->name, ch);
+	err = request_irq((unsigned int)ch->line, ata_hw_interrupt, IRQF_SHARED, ch->name, ch);
 	if (err) {
 		pr_warn("%s: request_irq(%d) failed: %s; every command will wait %u ms per phase\n",
 			ch->name, ch->line, errno_name(err), (unsigned int)ATA_IRQ_WAIT_MS);

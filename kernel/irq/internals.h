@@ -154,6 +154,7 @@ struct irq_desc {
 	unsigned int depth;              /* disable nesting; 1 while the line has no action */
 	unsigned int status;             /* IRQS_* */
 	unsigned int trigger;            /* IRQ_TYPE_* now programmed */
+	irq_cpumask_t affinity;          /* CPUs it may be delivered to (irq_set_affinity); 0 = never set: all */
 	uint64_t unbalanced_enables;     /* enable_irq at depth 0 (rate-limits the warning) */
 	uint64_t bad_line_enables;       /* enable_irq on a line without action */
 	/* The current run of the handlers is a poll. Set under the lock by the

@@ -30,6 +30,9 @@
 struct irq_desc;  /* one per line; private to kernel/irq (internals.h) */
 
 /* What a chip operation is told about the line it acts on. */
+/* A set of CPUs: bit n = CPU n (irq_port_cpu_id()). Ports have at most 32 (irq_config.h). */
+typedef uint32_t irq_cpumask_t;
+
 struct irq_data {
 	unsigned int irq;     /* line number of kernel/irq */
 	unsigned long hwirq;  /* the controller's own input number */
@@ -47,7 +50,22 @@ struct irq_chip {
 	int (*set_type)(struct irq_data *d, unsigned int flow_type); /* optional; IRQ_TYPE_*; 0 or -errno */
 	int (*irq_pending)(struct irq_data *d);  /* optional: see below */
 	int (*irq_diagnose)(struct irq_data *d, char *buf, size_t len); /* optional: see below */
+	int (*irq_set_affinity)(struct irq_data *d, irq_cpumask_t mask); /* optional: see below */
 };
+
+/*
+ * irq_chip::irq_set_affinity - deliver this line's interrupts to one of the
+ * CPUs in @mask from now on (bit n = CPU n as irq_port_cpu_id() numbers
+ * them; never 0, never a bit at or past IRQ_NR_CPUS). OPTIONAL: a chip
+ * without it cannot move its lines, and irq_set_affinity() says -ENODEV.
+ * The chip chooses among the CPUs (it may deliver to the first one only).
+ * Called with the line's lock held and interrupts off, maybe while the
+ * line fires: the write must switch delivery atomically (an interrupt goes
+ * to the old or the new CPU, never to none or both); the core's flows cope
+ * with an interrupt arriving on the new CPU while the old one still runs
+ * the handlers (IRQS_INPROGRESS: it is marked pending and replayed there).
+ * RETURNS 0, or a negative error (-EINVAL: no CPU of @mask can take it).
+ */
 
 /*
  * irq_chip::irq_pending - "has this line's interrupt been raised towards
@@ -152,6 +170,21 @@ int irq_set_handler(unsigned int irq, irq_flow_handler_t flow);
  * error); -EBUSY (the line has actions and the type differs).
  */
 int irq_set_trigger(unsigned int irq, unsigned int type);
+
+/*
+ * irq_set_affinity - deliver line @irq's interrupts to the CPUs in @mask
+ * (bit n = CPU n) from now on, through the chip's irq_set_affinity; the
+ * line's requested mask is remembered (irq_get_affinity) and may be set
+ * before or after request_irq. Safe while the line fires (see the chip op).
+ * CONTEXT: thread context.
+ * RETURNS 0; -EINVAL (no such line, @mask empty or naming CPUs at or past
+ * IRQ_NR_CPUS, or the chip refused it); -ENODEV (no chip, or a chip that
+ * cannot move lines).
+ */
+int irq_set_affinity(unsigned int irq, irq_cpumask_t mask);
+
+/* irq_get_affinity - the mask last set on line @irq (all CPUs before any; 0: no such line). */
+irq_cpumask_t irq_get_affinity(unsigned int irq);
 
 /*
  * generic_handle_irq - an interrupt arrived on line @irq: run its flow

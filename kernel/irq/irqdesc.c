@@ -209,3 +209,45 @@ void irq_action_release(struct irqaction *action)
 	irq_action_in_use[index] = false;
 	irq_port_unlock_irqrestore(&irq_pool_lock, flags);
 }
+
+/* ---- Affinity ----------------------------------------------------------------------------- */
+
+#define IRQ_ALL_CPUS_MASK (IRQ_NR_CPUS >= 32 ? 0xFFFFFFFFu : ((1u << IRQ_NR_CPUS) - 1u))
+
+int irq_set_affinity(unsigned int irq, irq_cpumask_t mask)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+	unsigned long flags;
+	int err;
+
+	if (!desc || !mask || (mask & ~(irq_cpumask_t)IRQ_ALL_CPUS_MASK))
+		return -IRQ_EINVAL;
+	flags = irq_port_lock_irqsave(&desc->lock);
+	if (!desc->chip || !desc->chip->irq_set_affinity) {
+		err = -IRQ_ENODEV;
+	} else {
+		err = desc->chip->irq_set_affinity(&desc->irq_data, mask);
+		if (err > 0)
+			err = 0;
+		if (!err)
+			desc->affinity = mask;
+		else
+			err = -IRQ_EINVAL;
+	}
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	return err;
+}
+
+irq_cpumask_t irq_get_affinity(unsigned int irq)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+	irq_cpumask_t mask;
+	unsigned long flags;
+
+	if (!desc)
+		return 0;
+	flags = irq_port_lock_irqsave(&desc->lock);
+	mask = desc->affinity ? desc->affinity : (irq_cpumask_t)IRQ_ALL_CPUS_MASK;
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	return mask;
+}

@@ -177,8 +177,12 @@ void hrtimer_queue_run(struct hrtimer_queue *q, struct hrtimer_run *run)
 		if (late > run->late_threshold_ns)
 			run->late++;
 		run->ran++;
-		if (t->fn)
-			t->fn(t);
+		if (t->fn) {
+			if (run->call)
+				run->call(t);
+			else
+				t->fn(t);
+		}
 	}
 	q->running = false;
 }

@@ -55,6 +55,8 @@ struct hrtimer_queue {
 /* Parameters and results of one hrtimer_queue_run(). */
 struct hrtimer_run {
 	uint64_t now_ns;            /* in: run timers expiring at or before this */
+	/* in, optional: runs each due timer (it must call t->fn(t)); NULL: t->fn(t) directly */
+	void (*call)(struct hrtimer *t);
 	uint32_t budget;            /* in: most callbacks this run may make */
 	uint64_t late_threshold_ns; /* in: lateness above this counts as late */
 	uint32_t ran;               /* out: callbacks made */

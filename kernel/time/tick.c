@@ -125,11 +125,30 @@ static void note_lateness(uint64_t excess)
 		time_core.stats.max_late_ns = excess;
 }
 
+/* Every hrtimer but the tick's own runs with kernel/time open to other CPUs
+ * (time_port_callback_begin); the tick's callback works on the wheel and the
+ * tick state, which need the lock. The queue is `running` meanwhile, so a
+ * timer armed by another CPU does not program the device: this CPU programs
+ * it for the earliest expiry after the run (tick_oneshot_event). */
+static void tick_call_hrtimer(struct hrtimer *t)
+{
+	unsigned long token;
+
+	if (t == &time_core.tick_timer) {
+		t->fn(t);
+		return;
+	}
+	token = time_port_callback_begin();
+	t->fn(t);
+	time_port_callback_end(token);
+}
+
 static void tick_run_hrtimers(uint64_t now)
 {
 	uint64_t allowance = time_core.mode == TICK_MODE_PERIODIC ? time_core.period_ns : 0;
 	struct hrtimer_run run = {
 		.now_ns = now,
+		.call = tick_call_hrtimer,
 		.budget = HRTIMER_RUN_BUDGET,
 		.late_threshold_ns = allowance + TIME_LATE_THRESHOLD_NS,
 	};

@@ -37,6 +37,20 @@ unsigned long time_port_irq_save(void);
 /* time_port_irq_restore - put the interrupt state back as @flags recorded. */
 void time_port_irq_restore(unsigned long flags);
 
+/*
+ * time_port_callback_begin / time_port_callback_end - around the callback
+ * of an hrtimer (not kernel/time's own tick timer): a host with several
+ * CPUs lets the other CPUs into kernel/time while the callback runs, so a
+ * callback that takes a lock of its own (kernel/irq's poll takes a line's)
+ * never waits with kernel/time's lock held while another CPU holds that
+ * lock and waits for kernel/time's (arming a timer): the inversion that
+ * deadlocks two CPUs. Interrupts stay disabled on this CPU. A host with one
+ * CPU does nothing. begin RETURNS an opaque token for end.
+ * CONTEXT: the clock event handler, inside time_port_irq_save().
+ */
+unsigned long time_port_callback_begin(void);
+void time_port_callback_end(unsigned long token);
+
 /* ---- Idle ----------------------------------------------------------------
  * time_port_idle - wait for an interrupt (x86: "sti; hlt; cli").
  * CONTEXT: called with interrupts disabled. It must enable them and halt as

@@ -124,3 +124,50 @@ def test_stack_overflow_on_an_ap_is_reported_by_that_cpus_double_fault_task(gues
     esp, cr2, glo, ghi, slo, shi = (int(x, 16) for x in m.groups())
     assert glo == guard and ghi == guard + 0xFFF and slo == lo and shi == hi + 1, m.group(0)
     assert glo <= cr2 <= ghi, m.group(0)
+
+
+AFFINITY_CELLS = [("pc", "acpi", 2), ("q35", "noacpi", 4)]
+MOVES_RX = re.compile(r"affinity: irq 14 stopped moving after (\d+) moves \((\d+) refused\)")
+PER_CPU_ROW_RX = r"^\s+0x3e\s+irq 14\s+(.*)$"
+
+
+@pytest.mark.parametrize("machine,firmware,smp", AFFINITY_CELLS,
+                         ids=[f"{m}-{f}-smp{n}" for m, f, n in AFFINITY_CELLS])
+def test_disk_line_moved_every_millisecond_during_traffic_loses_and_doubles_nothing(
+        guest_factory, tmp_path, machine, firmware, smp):
+    """`affinity 14 0,...,N-1 every 1` moves the disk's line round every CPU (an IOAPIC
+    destination write per move, from a timer on CPU 0) while the shell reads and writes the
+    disk. The host checks every byte: CRCs of what was read against the image, and after QEMU
+    exits the written pattern sector by sector and every sector outside it untouched. The
+    driver's own accounting must show no timeout (a lost interrupt costs ATA_IRQ_WAIT_MS and
+    shows there) and the per-CPU table must show the line's interrupts on every CPU."""
+    from irqkit_qemu import EXIT_HALT
+    path = str(tmp_path / "disk.img")
+    original = diskimg.make_random_image(path, DISK_BYTES, seed=7)
+    g = boot(guest_factory, machine, firmware, smp, extra=disk_args(machine, path))
+    cpus = ",".join(str(c) for c in range(smp))
+    assert "moves round CPUs" in g.command(f"affinity 14 {cpus} every 1")
+    sectors = DISK_BYTES // SECTOR
+    want = diskimg.crc_of(path)
+    for _ in range(3):
+        m = CRC_RX.search(g.command(f"ata crc 0 {sectors}", 120))
+        assert m and int(m.group(4), 16) == want, m and m.group(0)
+    seed, lba, count = 0x5EED, 1000, 1500
+    out = g.command(f"ata write-pattern {seed} {lba} {count}", 120)
+    assert re.search(rf"write-pattern hda {lba}\+{count} seed {seed:#010x}: ok", out), out
+    stop = g.command("affinity 14 0")
+    moves = MOVES_RX.search(stop)
+    assert moves and int(moves.group(1)) >= 20 and int(moves.group(2)) == 0, stop
+    stats = re.search(r"^ata0: .*?\n(?:  .*\n)*?  stats: (.*)$", g.command("ata"), re.M)
+    assert stats, "no ata0 stats"
+    kv = {k: int(v) for k, v in (x.split("=") for x in stats.group(1).split())}
+    assert kv["timeouts"] == 0 and kv["errors"] == 0, kv
+    row = re.search(PER_CPU_ROW_RX, g.command("irqs"), re.M)
+    assert row, "line 14 missing from the per-CPU table"
+    counts = [int(x) for x in row.group(1).split()]
+    assert len(counts) == smp and all(c > 0 for c in counts), f"irq 14 per CPU: {counts}"
+    g.command("ata flush")
+    g.send("halt\r")
+    assert g.wait_exit(30) == EXIT_HALT
+    assert diskimg.bad_pattern_blocks(path, seed, lba, count) == []
+    assert diskimg.changed_ranges(path, original, lba, count) == []

@@ -4,7 +4,7 @@
 # the host port alone.
 IRQ_CORE_SRCS := $(sort $(wildcard kernel/irq/*.c))
 IRQ_TEST_SUPPORT := tests/host/irq_port_host.c tests/unit/test_irq_fake_chip.c
-IRQ_UNIT_CASES := request flow depth concurrency stats
+IRQ_UNIT_CASES := request flow depth concurrency stats affinity
 
 UNIT_TESTS += $(addprefix irq_,$(IRQ_UNIT_CASES)) irq_port
 $(foreach c,$(IRQ_UNIT_CASES),$(eval UNIT_irq_$(c)_SRCS := tests/unit/test_irq_$(c).c $(IRQ_CORE_SRCS) $(IRQ_TEST_SUPPORT)))

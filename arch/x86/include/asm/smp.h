@@ -162,6 +162,18 @@ int smp_print_cpus(void);
  */
 int smp_print_irq_columns(void);
 
+/* ---- Affinity (irq_affinity.c) ---- */
+
+/* irq_affinity_param - `irqaffinity=CPU[,CPU...]`: the CPUs device lines go to. RETURNS 0 or -EINVAL. */
+int irq_affinity_param(const char *value, void *arg);
+
+/* irq_affinity_apply_boot - apply irqaffinity= to every device line with handlers (not the
+ * tick's line). CONTEXT: end of boot, after the drivers requested their lines. */
+void irq_affinity_apply_boot(void);
+
+/* irq_affinity_cmd - the `affinity [IRQ CPU[,CPU...] [every MS]]` shell command. */
+int irq_affinity_cmd(int argc, char **argv);
+
 /* smp_source_name - "MADT", "MP table", "broadcast INIT-SIPI-SIPI" or "none (nosmp)". */
 const char *smp_source_name(void);
 
