@@ -33,6 +33,7 @@
 #include <kernel/printk.h>
 #include <kernel/string.h>
 #include <time/time.h>
+#include <irq/trace.h>
 
 #define FOUR_GIB 0x100000000ull
 #define CID_INVALID 0xFFFFu       /* never handed out: "no command" */
@@ -77,6 +78,22 @@ static const char *queue_kind(const struct nvme_queue *q)
 {
 	return q->qid ? "I/O" : "admin";
 }
+/*
+ * "nvme_cmd" events of the interrupt core's trace (docs/trace.md) on the queue's line: begin =
+ * the opcode, end = the completion status. The name is registered at the first traced submit
+ * (thread context); a completion before that records nothing.
+ */
+static unsigned int nvme_trace_tag;
+
+static void nvme_trace(const struct nvme_queue *q, bool begin, uint32_t value)
+{
+	if (!irq_trace_enabled() || q->line < 0)
+		return;
+	if (begin && !nvme_trace_tag)
+		nvme_trace_tag = irq_trace_tag("nvme_cmd");
+	irq_trace_drv(nvme_trace_tag, (unsigned int)q->line, begin ? IRQ_TDRV_BEGIN : IRQ_TDRV_END, value);
+}
+
 
 /*
  * process_cq - take every new entry of @q's completion queue. @by_wait:
@@ -123,6 +140,7 @@ static unsigned int process_cq(struct nvme_queue *q, bool by_wait)
 			else
 				q->by_irq_or_poll++;
 			unexpect_irq(q->expect, by_wait);
+			nvme_trace(q, false, q->status);
 		} else {
 			/* Late after a time-out, duplicated or bogus: never completes anything. */
 			if (++q->stray <= NVME_STRAY_REPORT_MAX)
@@ -277,6 +295,7 @@ static int submit(struct nvme_queue *q, struct nvme_sqe *cmd)
 	q->taken_by_wait = false;
 	q->state = NVME_CMD_WAITING;
 	q->commands++;
+	nvme_trace(q, true, cmd->opcode);
 	expect_irq(q->expect);
 	q->submit_ns = ktime_get_ns();
 	/* The entry is in memory before the doorbell write makes the controller fetch it. */
