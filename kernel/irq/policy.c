@@ -136,9 +136,35 @@ int irq_param_policy(const char *v, void *arg)
 	return 0;
 }
 
+/* Calls of init_irq_expect/watch_irq before irq_defences_start() (rate-limits the warning). */
+static uint32_t irq_defences_unstarted_calls;
+
+bool irq_defences_unstarted(unsigned int irq, const char *caller)
+{
+	uint32_t n;
+
+	if (__atomic_load_n(&__irq_switches.started, __ATOMIC_ACQUIRE))
+		return false;
+	/*
+	 * Loud, not INFO: a port that leaves the start out gets no token, and a
+	 * broken line then hangs its driver with nothing else said (issue 21:
+	 * the xv6 port's first boot). Not started by default, because the
+	 * defences arm timers: only the host knows when its clock and timers
+	 * run, and the boot switches (noirqdebug, irqpoll) must be set first.
+	 */
+	n = __atomic_add_fetch(&irq_defences_unstarted_calls, 1, __ATOMIC_RELAXED);
+	if (irq_report_due(n))
+		irq_port_log(IRQ_LOG_WARN, "irq %u: %s: the defences were never started, so this line is not "
+			     "defended (a lost interrupt hangs its driver): call irq_defences_start() once the "
+			     "clock and timers run, before interrupts are enabled (docs/porting.md, First boot)\n",
+			     irq, caller);
+	return true;
+}
+
 void irq_defences_core_init(void)
 {
 	__atomic_store_n(&__irq_switches.started, false, __ATOMIC_RELEASE);
+	irq_defences_unstarted_calls = 0;
 	__atomic_add_fetch(&__irq_switches.gen, 1, __ATOMIC_SEQ_CST);
 }
 

@@ -289,10 +289,13 @@ int irq_param_policy(const char *v, void *arg);
  * irq_defences_start - switch the defences on, with the switches and the
  * profile set so far, and log one line saying which. Until then (from
  * irq_core_init() on) note_interrupt() only counts, init_irq_expect()
- * returns NULL and watch_irq() does nothing: the defences arm timers, so
- * the kernel calls this once its clock and timers run (after
- * x86_time_init()), before it enables interrupts. With irqpoll it arms
- * the poll timer of every shared line.
+ * returns NULL and watch_irq() does nothing, with a warning that names
+ * this function: the defences arm timers, so the kernel calls this once
+ * its clock (irq_port_now_ns) and timers (irq_port_timer_*) run and its
+ * boot parameters are parsed, before it enables interrupts and before
+ * drivers ask for expecting (docs/porting.md, "First boot"; irqkit calls
+ * it from kmain() right after its time subsystem is up). With irqpoll it
+ * arms the poll timer of every shared line.
  * CONTEXT: thread context, once per boot (again after irq_core_init() in
  * host tests).
  */
