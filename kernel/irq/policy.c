@@ -16,12 +16,17 @@
 
 const struct irq_policy irq_policies[IRQ_POLICY_COUNT] = {
 	[IRQ_POLICY_IRQKIT] = { .name = "irqkit", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_IRQKIT) },
+#if !IRQ_MINIMAL
 	[IRQ_POLICY_TEJUN2010] = { .name = "tejun2010", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_TEJUN) },
 	[IRQ_POLICY_MAINLINE] = { .name = "mainline", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_MAINLINE) },
+#endif
 };
 
+#if !IRQ_MINIMAL
+/* The table with its descriptions, for printing (bench, shell); the minimal build leaves the text out. */
 const struct irq_policy_row irq_policy_rows[] = { IRQ_POLICY_TUNABLES(IRQ_POLICY_ROW) };
 const size_t irq_policy_rows_count = sizeof(irq_policy_rows) / sizeof(irq_policy_rows[0]);
+#endif
 
 /* The switches: set by the boot parameters, read everywhere (policy.h's inline functions). */
 struct irq_switches __irq_switches = { .policy = &irq_policies[IRQ_POLICY_IRQKIT] };
@@ -126,7 +131,8 @@ int irq_param_policy(const char *v, void *arg)
 
 	(void)arg;
 	if (!p) {
-		irq_port_log(IRQ_LOG_ERR, "irq: irqpolicy=%.16s: unknown; use irqkit, tejun2010 or mainline\n",
+		irq_port_log(IRQ_LOG_ERR, IRQ_MINIMAL ? "irq: irqpolicy=%.16s: unknown; this minimal build has irqkit only\n"
+						   : "irq: irqpolicy=%.16s: unknown; use irqkit, tejun2010 or mainline\n",
 			     v ? v : "");
 		return -IRQ_EINVAL;
 	}

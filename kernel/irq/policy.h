@@ -88,6 +88,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "irq_config.h"
 #include "irq_errno.h"
 
 /* Units of the table (nanoseconds of irq_port_now_ns). */
@@ -192,11 +193,13 @@
 	T(health_misroute_window_ns, 10 * IRQ_POLICY_S, 10 * IRQ_POLICY_S,   10 * IRQ_POLICY_S, \
 	  "a line is listed misrouted until irqfixup claimed nothing for it for this long (ns)")
 
-/* The profiles, in the order of the table's columns. */
+/* The profiles, in the order of the table's columns (the minimal build keeps the first only). */
 enum irq_policy_id {
 	IRQ_POLICY_IRQKIT,     /* ours (default) */
+#if !IRQ_MINIMAL
 	IRQ_POLICY_TEJUN2010,  /* Tejun Heo's 2010 patch set */
 	IRQ_POLICY_MAINLINE,   /* Linux today */
+#endif
 	IRQ_POLICY_COUNT,
 };
 
@@ -217,7 +220,7 @@ struct irq_policy_row {
 
 /* The three profiles, indexed by enum irq_policy_id. */
 extern const struct irq_policy irq_policies[IRQ_POLICY_COUNT];
-/* The rows, in table order; irq_policy_rows_count of them. */
+/* The rows, in table order; irq_policy_rows_count of them (not in the minimal build). */
 extern const struct irq_policy_row irq_policy_rows[];
 extern const size_t irq_policy_rows_count;
 
@@ -227,7 +230,11 @@ extern const size_t irq_policy_rows_count;
  * of its list). A build may override them with -DNAME=value.
  */
 #ifndef IRQ_NR_EXPECTS
+#if IRQ_MINIMAL
+#define IRQ_NR_EXPECTS 8
+#else
 #define IRQ_NR_EXPECTS 32
+#endif
 #endif
 #ifndef IRQ_EXPECTS_PER_ACTION
 #define IRQ_EXPECTS_PER_ACTION 8

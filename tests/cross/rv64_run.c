@@ -149,11 +149,14 @@ static void __attribute__((format(printf, 1, 2))) rv_print(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The core's log goes to the console with its level, as a printk would. */
-static void rv_core_log(int level, const char *fmt, va_list ap)
+/*
+ * The core's log goes to the console with its level, as a printk would,
+ * formatted by the template's own formatter (irq_template_set_console): the
+ * path of a kernel whose printf lacks the core's conversions.
+ */
+static void rv_core_line(int level, const char *line)
 {
-	rv_print("<%d>", level);
-	rv_vprint(fmt, ap);
+	rv_print("<%d>%s", level, line);
 }
 
 static __attribute__((noreturn)) void rv_exit(bool pass)
@@ -505,7 +508,7 @@ void rv_main(void)
 	uart_write(UART_MCR, UART_MCR_OUT2);
 
 	/* docs/porting.md, "First boot": log (and the clock: the template's CLINT), core, chips, defences, drivers. */
-	irq_template_set_log(rv_core_log);
+	irq_template_set_console(rv_core_line);
 	rv_print("rv: kernel/irq on RV64 machine mode, template port, QEMU virt\n");
 	irq_core_init();
 	mmio_write32(PLIC_THRESHOLD(PLIC_CONTEXT), 0);

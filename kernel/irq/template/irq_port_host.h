@@ -24,6 +24,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -77,8 +78,25 @@ void irq_template_timer_interrupt(void);
 /*
  * irq_template_set_log - where irq_port_log() sends messages: your vprintk
  * (it must take the conversions docs/porting.md lists, %llu among them).
- * Until it is set, messages are dropped: set it before irq_core_init().
+ * irq_template_set_console - or, for a kernel whose printf cannot (xv6's
+ * cprintf has no %u, %llu, precision or va_list form): the template formats
+ * each message itself with irq_template_vformat() into a line of
+ * IRQ_TEMPLATE_LINE_MAX characters and hands it to @write.
+ * Until one is set, messages are dropped: set it before irq_core_init().
+ * CONTEXT: thread context, before irq_core_init().
  */
 void irq_template_set_log(void (*vlog)(int level, const char *fmt, va_list ap));
+void irq_template_set_console(void (*write)(int level, const char *line));
+
+/* Longest line irq_template_set_console's writer gets (the core's longest message is about 250). */
+#define IRQ_TEMPLATE_LINE_MAX 320
+
+/*
+ * irq_template_vformat (irq_format.c) - format @fmt with @ap into @buf of
+ * @size bytes, NUL-terminated when @size > 0, taking exactly the
+ * conversions of docs/porting.md section 2. CONTEXT: any; no locks.
+ * RETURNS the length of the whole result (as vsnprintf).
+ */
+int irq_template_vformat(char *buf, size_t size, const char *fmt, va_list ap);
 
 #endif /* IRQ_PORT_HOST_H */

@@ -273,6 +273,7 @@ static uint64_t (*template_clock)(void) = TEMPLATE_DEFAULT_CLOCK;
 static void (*template_alarm)(uint64_t expires_ns) = TEMPLATE_DEFAULT_ALARM;
 static uint64_t template_alarm_at = TEMPLATE_NEVER;  /* what the alarm is set to */
 static void (*template_vlog)(int level, const char *fmt, va_list ap);
+static void (*template_console)(int level, const char *line);
 
 void irq_template_set_clock(uint64_t (*now_ns)(void), void (*set_alarm)(uint64_t expires_ns))
 {
@@ -408,15 +409,24 @@ void irq_template_set_log(void (*vlog)(int level, const char *fmt, va_list ap))
 	template_vlog = vlog;
 }
 
+void irq_template_set_console(void (*write)(int level, const char *line))
+{
+	template_console = write;
+}
+
 void irq_port_log(int level, const char *fmt, ...)
 {
+	char line[IRQ_TEMPLATE_LINE_MAX];
 	va_list ap;
 
 	/* PORT: your printk; it must be callable with interrupts off and a core lock held. */
-	if (!template_vlog)
-		return;
 	va_start(ap, fmt);
-	template_vlog(level, fmt, ap);
+	if (template_vlog) {
+		template_vlog(level, fmt, ap);
+	} else if (template_console) {
+		irq_template_vformat(line, sizeof(line), fmt, ap);
+		template_console(level, line);
+	}
 	va_end(ap);
 }
 
