@@ -231,7 +231,7 @@ static void template_clint_set_alarm(uint64_t expires_ns)
 #define TEMPLATE_DEFAULT_ALARM template_clint_set_alarm
 
 #else
-#error "port_template.c: no interrupt save/restore for this CPU: add a section like the x86, ARMv7-M and RISC-V ones (docs/porting.md, section 8)"
+#error "port_template.c: no interrupt save/restore for this CPU: add a section like the x86, ARMv7-M and RISC-V ones (docs/porting.md, First boot)"
 #endif
 
 /* ---- Critical sections -------------------------------------------------- */
