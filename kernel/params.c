@@ -15,6 +15,7 @@
 #include <kernel/string.h>
 #include <kernel/fault.h>
 #include <drivers/pci.h>
+#include <drivers/pci_msi.h>
 #include <asm/apic.h>
 #include <asm/x86_time.h>
 #include <irq/policy.h>
@@ -108,6 +109,8 @@ static const struct cmdline_param table[] = {
 	  "irqpolicy=irqkit|tejun2010|mainline: tunables of the defences (default irqkit)" },
 	{ "pci_route", CMDLINE_VALUE, pci_param_route, NULL,
 	  "pci_route=auto|mptable|pir|line: PCI INTx routing source (default auto: MP table, $PIR, Interrupt Line)" },
+	{ "pci", CMDLINE_VALUE, pci_param_pci, NULL,
+	  "pci=nomsi: no message-signalled interrupts (MSI, MSI-X): every PCI driver gets its INTx pin" },
 	{ "clocksource", CMDLINE_VALUE, x86_time_param_clocksource, NULL,
 	  "clocksource=tsc|hpet|jiffies: read the time from this counter whatever the ratings (default: the best, the TSC)" },
 	{ "clockevent", CMDLINE_VALUE, x86_time_param_clockevent, NULL,

@@ -77,7 +77,7 @@ static void print_health(void)
 	struct irq_line_stats s;
 	struct irq_line_health h;
 	struct irq_action_health a;
-	char why[64];
+	char why[64], diag[160];
 	uint64_t now = ktime_get_ns();
 	unsigned int unhealthy = 0;
 
@@ -95,6 +95,8 @@ static void print_health(void)
 				cprintf(", re-enable test in %llu ms",
 					(unsigned long long)((h.reenable_at_ns > now ? h.reenable_at_ns - now : 0) / NS_PER_MS));
 			cprintf(" (floods since boot: %u)\n", h.floods);
+			if (irq_get_line_diagnosis(irq, diag, sizeof(diag)) == 1)
+				cprintf("  line %u: its controller says: %s\n", irq, diag);
 		}
 		if (h.poll_runs || h.poll_deferred)
 			cprintf("  line %u: polls %llu: %llu found work (%llu beat a pending interrupt), %llu found nothing; %llu more left the work to a pending interrupt\n", irq,

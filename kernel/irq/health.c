@@ -316,11 +316,30 @@ int irq_get_action_health(unsigned int irq, unsigned int index, struct irq_actio
 	return a && i == index ? 0 : -IRQ_ENOENT;
 }
 
+int irq_get_line_diagnosis(unsigned int irq, char *buf, size_t len)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+	unsigned long flags;
+	int r;
+
+	if (!desc || !buf || !len)
+		return -IRQ_EINVAL;
+	buf[0] = '\0';
+	flags = irq_port_lock_irqsave(&desc->lock);
+	if (desc->chip && desc->chip->irq_diagnose)
+		r = desc->chip->irq_diagnose(&desc->irq_data, buf, len);
+	else
+		r = -IRQ_ENODEV;
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	buf[len - 1] = '\0';   /* whatever the chip wrote, the caller gets a string */
+	return r == 1 ? 1 : r == 0 ? 0 : (r < 0 ? r : -IRQ_ENODEV);
+}
+
 /* Print the summary lines of one line on polling, with its actions. */
 static void irq_health_report_line(unsigned int irq, const struct irq_line_health *lh)
 {
 	struct irq_action_health ah;
-	char causes[96];
+	char causes[96], why[IRQ_DIAGNOSIS_MAX];
 	unsigned int i;
 
 	irq_port_log(IRQ_LOG_WARN, "irq health: line %u on polling (%s) since %llu.%03llu s: %llu completions by polling%s\n",
@@ -336,6 +355,8 @@ static void irq_health_report_line(unsigned int irq, const struct irq_line_healt
 			     ah.causes ? ")" : "", ah.watch, ah.tokens, ah.tokens_verified,
 			     (unsigned long long)ah.completions_irq, (unsigned long long)ah.completions_polled,
 			     (unsigned long long)ah.timeouts);
+	if (irq_get_line_diagnosis(irq, why, sizeof(why)) == 1)
+		irq_port_log(IRQ_LOG_WARN, "irq health:   line %u: its controller says: %s\n", irq, why);
 }
 
 unsigned int irq_health_report(void)

@@ -79,6 +79,11 @@
 #define IRQ_NAME_LOG_MAX 32
 #endif
 
+/* Longest reason irq_chip::irq_diagnose may give (bytes with the NUL), for the health report. */
+#ifndef IRQ_DIAGNOSIS_MAX
+#define IRQ_DIAGNOSIS_MAX 160
+#endif
+
 /* ---- range checks -------------------------------------------------------- */
 #if IRQ_MINIMAL != 0 && IRQ_MINIMAL != 1
 #error "IRQ_MINIMAL must be 0 (the full build) or 1 (the minimal build for small kernels)"
@@ -103,6 +108,10 @@
 #endif
 #if IRQ_NAME_LOG_MAX < 8 || IRQ_NAME_LOG_MAX > 256
 #error "IRQ_NAME_LOG_MAX must be 8..256 characters"
+#endif
+
+#if IRQ_DIAGNOSIS_MAX < 32 || IRQ_DIAGNOSIS_MAX > 1024
+#error "IRQ_DIAGNOSIS_MAX must be 32..1024 bytes"
 #endif
 
 #endif /* IRQ_CONFIG_H */

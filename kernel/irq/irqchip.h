@@ -22,6 +22,7 @@
 #ifndef IRQ_IRQCHIP_H
 #define IRQ_IRQCHIP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "irq_errno.h"
@@ -45,6 +46,7 @@ struct irq_chip {
 	void (*eoi)(struct irq_data *d);         /* fasteoi flow: end of interrupt */
 	int (*set_type)(struct irq_data *d, unsigned int flow_type); /* optional; IRQ_TYPE_*; 0 or -errno */
 	int (*irq_pending)(struct irq_data *d);  /* optional: see below */
+	int (*irq_diagnose)(struct irq_data *d, char *buf, size_t len); /* optional: see below */
 };
 
 /*
@@ -81,6 +83,18 @@ struct irq_chip {
  * handler and leave the work to that interrupt (irq_poll_line returns
  * -IRQ_EINPROGRESS), once per delivery: a request that is never taken
  * delays polling by one poll, no more.
+ */
+
+/*
+ * irq_chip::irq_diagnose - "is anything at the controller or the device
+ * keeping this line's interrupts from reaching the CPU?", read from the
+ * hardware now, for the health report of a line on polling (a message
+ * masked behind the core's back, a message or pin pointed at another
+ * vector). RETURNS 1 with the reason in words in @buf (NUL-terminated,
+ * at most @len bytes), 0 when the chip finds nothing wrong, negative when
+ * it cannot tell. OPTIONAL. Called by irq_get_line_diagnosis() with the
+ * line's lock held and interrupts disabled, never on the interrupt path;
+ * reads only, like irq_pending.
  */
 
 /* Trigger types: the IRQF_TRIGGER_* bits of <irq/interrupt.h> shifted right by 4. */

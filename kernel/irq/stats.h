@@ -150,6 +150,16 @@ int irq_get_action_health(unsigned int irq, unsigned int index, struct irq_actio
 const char *irq_health_cause_string(unsigned int causes, char *buf, size_t len);
 
 /*
+ * irq_get_line_diagnosis - ask line @irq's chip what, if anything, keeps
+ * its interrupts from arriving (irq_chip::irq_diagnose), e.g. "PCI-MSI-X
+ * 00:04.0 entry 1: masked at the device behind the core's back".
+ * CONTEXT: thread context; takes the line's lock briefly.
+ * RETURNS 1 and the reason in @buf; 0 nothing found; -EINVAL (no such
+ * line, no buffer); -ENODEV (no chip, or the chip cannot diagnose).
+ */
+int irq_get_line_diagnosis(unsigned int irq, char *buf, size_t len);
+
+/*
  * irq_health_report - print the "IRQ health" summary through irq_port_log:
  * one line per line that runs on polling (why, which drivers, since when,
  * completions by polling), or one line saying all lines deliver by

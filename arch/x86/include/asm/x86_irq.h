@@ -8,6 +8,7 @@
 enum x86_irq_via {
 	X86_IRQ_VIA_PIC,      /* delivered by the 8259 (spurious 7/15 check applies) */
 	X86_IRQ_VIA_IOAPIC,   /* delivered by an IOAPIC through the local APIC */
+	X86_IRQ_VIA_MSI,      /* a message-signalled interrupt written to the local APIC (vector.c) */
 };
 
 /* x86_irq_set_vector - deliveries on @vector belong to kernel/irq line @irq. */
