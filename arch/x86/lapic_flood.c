@@ -44,8 +44,8 @@
 
 /* The fault's tunables. */
 enum lapic_flood_tunables {
-	/* IPIs a second without /HZ: 20,000 is ten times the 2,000/s above which the flood defence
-	 * promises containment within 1,000 interrupts and 100 ms (docs/defences.md), and TCG
+	/* IPIs a second without /HZ: 20,000 is the rate from which the flood defence promises
+	 * containment within 10 ms (and 200 interrupts at any rate; docs/defences.md), and TCG
 	 * still runs the shell beside it. */
 	FLOOD_DEFAULT_HZ = 20000,
 	/* Slowest flood: below this it is no flood, just a stray interrupt now and then. */

@@ -60,23 +60,33 @@
  *    was high because an unverified token polled every 10 ms; ours polls at
  *    a few times the device's own latency, so distrust is cheap and the
  *    lock-free verified path should be reached soon.
- *  - The flood detector judges segments of 500 interrupts or 50 ms,
+ *  - The flood detector judges segments of 100 interrupts or 50 ms,
  *    whichever ends first, and calls a segment a flood at 95 % unclaimed
- *    with at least 100 samples. A flood that starts anywhere inside a
- *    segment fills the next one completely, so it is caught within two
- *    segments: at most 1,000 interrupts and 100 ms for any flood of at
- *    least 2,000 interrupts a second. The threshold sits below the 99 % the
+ *    with at least 100 samples (so only a segment that ended on its count,
+ *    100 interrupts within 50 ms, can be one). A flood that starts anywhere
+ *    inside a segment fills the next one completely, so it is caught within
+ *    two segments: fewer than 200 unclaimed interrupts for any flood, 10 ms
+ *    for one of 20,000 interrupts a second or more (the spurious-flood
+ *    scenario's rate; at 5 us an interrupt that is a tenth of the CPU) and
+ *    100 ms for one of 2,000 a second (a hundredth of it). Segments were
+ *    500 interrupts until issue 19 (1,000 and 100 ms): a fifth of that is
+ *    still enough samples for the ratio below to mean something, and a
+ *    smaller count is not (a healthy line half unclaimed shows 95 of 100
+ *    unclaimed with a chance of 6e-23; 95 of 20 would be 1 in 5,000).
+ *    The threshold sits below the 99 % the
  *    issue demands so that a 99 % flood is caught every time, not every
  *    other time (100 samples at 99 % have a standard deviation of one
  *    sample). It is a ratio, not a rate: a healthy line at 100,000
  *    interrupts a second never comes near it (healthy lines are at worst
  *    around 50 % unclaimed, when a level line is re-delivered once before
- *    the device lets go of it). Slower trickles (under 100 in 50 ms) are
- *    not floods: they cost well under 1 % of a CPU.
+ *    the device lets go of it), nor does a line that a fast device keeps
+ *    claiming while a slow second device leaves some unclaimed. Slower
+ *    trickles (under 100 in 50 ms) are not floods: they cost well under
+ *    1 % of a CPU.
  *  - A flooded line is given another chance after 100 ms, then 200 ms,
  *    400 ms ... up to 10 s (each bad test doubles the wait, each good
  *    segment halves it). A test costs at most one segment of interrupts
- *    (500, about a millisecond), so testing often is cheap, and a device
+ *    (100, a fraction of a millisecond), so testing often is cheap, and a device
  *    whose flood stopped is back on interrupts within seconds, not after
  *    the 100 s (then 800 s, 6,400 s ...) of the 2010 design or never, as
  *    in Linux today.
@@ -163,8 +173,8 @@
 	T(watch_late_window_ns,    20 * IRQ_POLICY_MS,  0,                   0, \
 	  "a watch poll's find counts as by interrupt if an unclaimed one follows within this (ns; 0: judged at once, as in 2010)") \
 	/* ---- spurious (flood) handling (2010: 9,900 of 10,000 in 10 s; mainline: 99,900 of 100,000) */ \
-	T(spr_segment_samples,     500,                 10000,               100000, \
-	  "interrupts per judged segment") \
+	T(spr_segment_samples,     100,                 10000,               100000, \
+	  "interrupts per judged segment (irqkit: 500 before issue 19; two segments bound a flood's cost)") \
 	T(spr_segment_ns,          50 * IRQ_POLICY_MS,  10 * IRQ_POLICY_S,   0, \
 	  "segment length: irqkit judges then, 2010 calls longer segments good (ns; 0: none)") \
 	T(spr_judge_on_time,       1,                   0,                   0, \

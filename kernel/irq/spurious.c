@@ -71,9 +71,10 @@
  * disabled for twice as long (exponential back-off); good segments shrink
  * the back-off again. Linux today disables a flooding line for good after
  * 99,900 unclaimed of 100,000; the 2010 design after 9,900 of 10,000 and
- * tried again after 100 s. irqkit decides within 1,000 interrupts and
- * 100 ms, never on a healthy line (it judges a ratio, not a rate), and
- * tests again after 100 ms, backing off to at most 10 s (policy.h).
+ * tried again after 100 s. irqkit decides within 200 interrupts (10 ms
+ * for a flood of 20,000 a second), never on a healthy line (it judges a
+ * ratio, not a rate), and tests again after 100 ms, backing off to at
+ * most 10 s (policy.h).
  *
  * ---- How they combine ------------------------------------------------------
  *

@@ -8,8 +8,10 @@ from its log and from `irqs`, and every data check is done here on the host
 against the image file (diskimg.py), never by the kernel grading itself.
 
 Bounds come from docs/defences.md (irqkit profile): a flood of unclaimed
-interrupts is contained within 1,000 interrupts and 100 ms; a re-enable test
-comes after the back-off (100 ms doubling to at most 10 s).
+interrupts is judged in segments of at most 100 interrupts and contained within
+200 interrupts, and within 10 ms of guest time when it comes at 20,000 a second
+or faster (issue 19); a re-enable test comes after the back-off (100 ms
+doubling to at most 10 s).
 """
 import re
 import time
@@ -25,8 +27,10 @@ DISK_BYTES = 4 << 20
 TRIP_RX = re.compile(r"irq (\d+): (\d+) of (\d+) interrupts unclaimed in (\d+) ms")
 CRC_RX = re.compile(r"crc32 (\w+) (\d+)\+(\d+) = ([0-9a-f]{8}) ")
 TIMECHECK_RX = re.compile(r"timecheck: (\d+) ticks in (\d+) us of TSC time \(hz=(\d+)")
-FLOOD_MAX_INTERRUPTS = 1000      # docs/defences.md: contained within 1,000 interrupts ...
-FLOOD_MAX_MS = 100               # ... and 100 ms
+SEGMENT_MAX_INTERRUPTS = 100     # docs/defences.md: a judged segment holds at most 100 interrupts ...
+SEGMENT_MAX_MS = 50              # ... and lasts at most 50 ms (it may start before the flood)
+FLOOD_MAX_MS = 10                # a flood of 20,000/s or more is off within 10 ms of guest time
+STAMP_RX = r"^\[\s*(\d+\.\d+)\] "   # printk's time stamp (seconds of guest time under icount)
 ICOUNT_SHIFT = 3                 # -icount shift=3,sleep=off: 8 ns of guest time per instruction
 BACKOFF_MAX_S = 10               # spr_backoff_max_ns of the irqkit profile
 STICK_BYTES = 1 << 20            # the USB stick of storm-shared
@@ -144,9 +148,11 @@ def test_e1000_storm_on_the_shared_usb_line_is_contained_and_the_line_comes_back
         pytest.fail("nothing requested IRQ 11: the UHCI driver should have (see drivers/usb/uhci.c)")
     start = len(g.log)
     assert "INJECTED e1000-storm" in g.command("inject e1000-storm")
-    m = g.wait_for(r"irq 11: (\d+) of (\d+) interrupts unclaimed in (\d+) ms", 20, start)
-    unclaimed, seen, ms = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    assert seen <= FLOOD_MAX_INTERRUPTS and ms <= FLOOD_MAX_MS, m.group(0)
+    m = g.wait_for(STAMP_RX + r"irq 11: (\d+) of (\d+) interrupts unclaimed in (\d+) ms", 20, start)
+    unclaimed, seen, ms = int(m.group(2)), int(m.group(3)), int(m.group(4))
+    assert seen <= SEGMENT_MAX_INTERRUPTS and ms <= SEGMENT_MAX_MS, m.group(0)
+    t_on = float(re.search(STAMP_RX + r"e1000-storm: writing IMS and ICS", g.log[start:], re.M).group(1))
+    assert (float(m.group(1)) - t_on) * 1000 <= FLOOD_MAX_MS, g.log[start:]   # a storm far above 20,000/s
     assert unclaimed * 100 >= seen * 95, m.group(0)
     assert re.search(r'irq 11: "[^"]+".*: flood of unclaimed interrupts: line disabled', g.log[start:])
     # responsive while the storm goes on: the shell answers and the tick keeps time
@@ -179,6 +185,10 @@ def test_spurious_flood_on_the_busy_disk_line_is_contained_and_the_data_intact(g
     start = len(g.log)
     out = g.command("inject spurious-flood:14")
     assert "self-IPIs on vector 0x3e (line 14" in out, out
+    # 20,000 unclaimed interrupts a second from the injection: off within 10 ms of guest time
+    t_on = float(re.search(STAMP_RX + r"spurious-flood: self-IPIs on vector", g.log[start:], re.M).group(1))
+    t_off = float(g.wait_for(STAMP_RX + r"irq 14: \d+ of \d+ interrupts unclaimed", 20, start).group(1))
+    assert (t_off - t_on) * 1000 <= FLOOD_MAX_MS, g.log[start:]
     assert kernel_crc(g, "ata crc 0 8192") == diskimg.crc_of(path)
     seed, lba, count = 0x5707, 1024, 1024
     out = run(g, f"ata write-pattern {seed} {lba} {count}", timeout=60)
@@ -186,11 +196,12 @@ def test_spurious_flood_on_the_busy_disk_line_is_contained_and_the_data_intact(g
     trips = [m for m in TRIP_RX.finditer(g.log, start) if m.group(1) == "14"]
     assert trips, g.log[start:]
     first = trips[0]
-    assert int(first.group(3)) <= FLOOD_MAX_INTERRUPTS and int(first.group(4)) <= FLOOD_MAX_MS, first.group(0)
+    assert int(first.group(3)) <= SEGMENT_MAX_INTERRUPTS and int(first.group(4)) <= SEGMENT_MAX_MS, first.group(0)
     ata = run(g, "ata", done=r"^ata1: (?:.*\n)*?  stats: .*\n")
     stats = dict(kv.split("=") for kv in re.search(r"^ata0: .*\n(?:  .*\n)*?  stats: (.*)$", ata, re.M)
                  .group(1).split())
-    assert int(stats["busy"]) + int(stats["idle"]) > 1000, stats   # IRQ_NONE for the spurious edges
+    # IRQ_NONE for the spurious edges: at least the 95 % of the segment that tripped
+    assert int(stats["busy"]) + int(stats["idle"]) >= SEGMENT_MAX_INTERRUPTS * 95 // 100, stats
     assert int(stats["errors"]) == 0 and int(stats["timeouts"]) == 0, stats
     timecheck_ok(g)
     out = run(g, "inject off spurious-flood", done=r"fault: spurious-flood switched off\n")

@@ -215,7 +215,9 @@ void sim_dev_detach(struct sim_dev *dev);
  * it asserts its level source (stuck) or raises an edge every period_ns.
  * With has_handler it registers a shared handler that claims each call with
  * probability claim_ppm (a stuck device's driver may "claim" without
- * clearing anything: the line stays asserted).
+ * clearing anything: the line stays asserted); with claims_own, only a call
+ * after an edge of its own, which it then serves whether or not it claims
+ * (a device on a shared line whose status says whether it signalled).
  */
 enum sim_source_mode {
 	SIM_STUCK_LEVEL,  /* asserts its level source from start to stop */
@@ -231,9 +233,11 @@ struct sim_source {
 	uint64_t start_ns, stop_ns;
 	bool has_handler;
 	uint32_t claim_ppm;
+	bool claims_own;             /* its handler claims only a call that follows an edge of its own */
 	uint64_t seed;
 	/* state and results */
 	uint64_t rng;
+	uint64_t unserved;           /* edges raised since its handler last looked (claims_own) */
 	struct irq_port_timer timer;
 	bool active;
 	uint64_t raised, handler_calls, claimed;

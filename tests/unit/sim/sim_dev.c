@@ -219,6 +219,7 @@ static void source_event(void *arg)
 	}
 	sim_line_edge(s->irq);
 	s->raised++;
+	s->unserved++;
 	irq_port_timer_arm(&s->timer, now + s->period_ns);
 }
 
@@ -228,6 +229,11 @@ static irqreturn_t source_handler(unsigned int irq, void *dev_id)
 
 	(void)irq;
 	s->handler_calls++;
+	if (s->claims_own) {
+		if (!s->unserved)
+			return IRQ_NONE;
+		s->unserved = 0;
+	}
 	if (!s->active || !sim_chance(&s->rng, s->claim_ppm))
 		return IRQ_NONE;
 	s->claimed++;
