@@ -27,6 +27,7 @@
 #include <drivers/serial.h>
 #include <drivers/pci.h>
 #include <drivers/ata.h>
+#include <drivers/nvme.h>
 #include <drivers/usb.h>
 #include <irq/policy.h>
 #include <irq/stats.h>
@@ -160,6 +161,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	cpu_sti();
 	uart_irq_init((unsigned int)isa_irq_to_line(UART_ISA_IRQ));
 	ata_init();
+	nvme_init();
 	usb_kbd_init();       /* USB class drivers first: devices are offered to them as they enumerate */
 	usb_storage_init();
 	uhci_init();          /* USB: controllers now, devices from work in the shell's idle loop */

@@ -91,6 +91,8 @@ struct msi_dev {
 	struct pci_msi_layout msi;     /* MSI */
 	struct pci_msix_layout msix;   /* MSI-X */
 	int intx_line;                 /* INTx mode: the routed line */
+	pci_msi_diagnose_fn diag_fn;   /* the driver's part of the diagnosis, or NULL */
+	void *diag_ctx;
 	struct msi_vec vec[PCI_MSI_MAX_VECTORS];
 };
 
@@ -368,7 +370,7 @@ static int msi_diagnose_vec(struct msi_vec *v, char *buf, size_t len)
 				  v->name, v->nr, pba_bit(v) ? "; a message waits in the Pending Bit Array" : "");
 			return 1;
 		}
-		return 0;
+		return md->diag_fn ? md->diag_fn(md->diag_ctx, v->nr, buf, len) : 0;
 	}
 	if (!v->masked && device_masked(v)) {
 		bool enabled = pci_read16(md->dev, md->cap + PCI_MSI_CTL) & PCI_MSI_CTL_ENABLE;
@@ -379,7 +381,7 @@ static int msi_diagnose_vec(struct msi_vec *v, char *buf, size_t len)
 			  "; its pending bit is set" : "");
 		return 1;
 	}
-	return 0;
+	return md->diag_fn ? md->diag_fn(md->diag_ctx, v->nr, buf, len) : 0;
 }
 
 static int msi_chip_diagnose(struct irq_data *d, char *buf, size_t len)
@@ -746,6 +748,20 @@ int pci_msi_diagnose(struct pci_dev *dev, unsigned int nr, char *buf, size_t len
 	if (!r)
 		buf[0] = '\0';
 	return r;
+}
+
+int pci_msi_set_diagnose(struct pci_dev *dev, pci_msi_diagnose_fn fn, void *ctx)
+{
+	struct msi_dev *md = find_md(dev);
+	unsigned long flags;
+
+	if (!md || (md->mode != PCI_IRQ_MODE_MSI && md->mode != PCI_IRQ_MODE_MSIX))
+		return -EINVAL;
+	flags = irq_save_flags();
+	md->diag_fn = fn;
+	md->diag_ctx = ctx;
+	irq_restore_flags(flags);
+	return 0;
 }
 
 /* ---- Fault hooks (msi_fault.c) ------------------------------------------------------------- */

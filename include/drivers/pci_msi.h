@@ -18,8 +18,9 @@
  * (MSI-X vector control; MSI mask bits, or where the device has none,
  * MSI enable cleared with INTx disabled - see msi.c), ack by local APIC
  * EOI, and irq_pending from the LAPIC's IRR and the MSI-X Pending Bit
- * Array. A message line is never shared: request it without IRQF_SHARED.
- * An INTx vector is the pin's routed line, which may be shared.
+ * Array. A message line belongs to its function: only that driver's
+ * actions may share it (IRQF_SHARED on each, e.g. two queues on one MSI
+ * vector). An INTx vector is the pin's routed line, shared with others.
  *
  * Specifications: PCI Local Bus 3.0 section 6.8 (MSI and MSI-X
  * capabilities), Intel SDM vol. 3A 11.11 (the message format),
@@ -128,6 +129,18 @@ int pci_msi_set_dest(unsigned int irq, unsigned int apic_id);
  * message vector).
  */
 int pci_msi_diagnose(struct pci_dev *dev, unsigned int nr, char *buf, size_t len);
+
+/*
+ * pci_msi_set_diagnose - let @dev's driver add what only it can read to
+ * the diagnosis of its message lines (an NVMe completion queue created
+ * without interrupts, say): @fn is asked after the device's MSI state
+ * was found in order, with the line's lock held and interrupts off, so it
+ * may only read registers and its own state. @fn returns like
+ * pci_msi_diagnose(). NULL @fn removes it. CONTEXT: thread context.
+ * RETURNS 0; -EINVAL (no message vectors allocated).
+ */
+typedef int (*pci_msi_diagnose_fn)(void *ctx, unsigned int nr, char *buf, size_t len);
+int pci_msi_set_diagnose(struct pci_dev *dev, pci_msi_diagnose_fn fn, void *ctx);
 
 /*
  * pci_msi_print - for `lspci -v`: @dev's MSI and MSI-X capabilities as

@@ -1,0 +1,205 @@
+"""The NVMe driver (drivers/nvme) and message-signalled interrupts end to end in QEMU.
+
+As in test_ata.py every data check is done on the host against the image file: the kernel
+prints CRC-32s of what it read (compared with zlib.crc32 of the same bytes), and the seeded
+pattern it writes (docs/ata.md, "The test pattern") is checked block by block after QEMU
+exited with diskimg.py's own implementation, together with every block outside the range.
+
+QEMU's NVMe (1b36:0010) has MSI-X only; `pci=nomsi` gives it its INTx pin. The faults make
+completions come without an interrupt for real (nvme-noirq: the I/O CQ recreated with IEN=0,
+or INTMS; msi-mask: the MSI-X entry masked behind the core's back; msi-misvector: the message
+sent to a vector nobody owns); the data must stay right and `irqs` must name the line, the
+queue's action and the reason.
+"""
+import re
+
+import pytest
+
+import diskimg
+from irqkit_qemu import EXIT_HALT
+
+MIB = 1 << 20
+SECTOR = diskimg.SECTOR
+DISK_BYTES = 4 * MIB
+DISK_BLOCKS = DISK_BYTES // SECTOR
+CRC_RX = re.compile(r"crc32 (\S+) (\d+)\+(\d+) = ([0-9a-f]{8}) ")
+PIECE = 256                  # blocks per command: 128 KiB, the driver's largest (a PRP list)
+PATTERN_LBA = 1000           # an odd place: neither 4 KiB- nor 128 KiB-aligned
+PIECES = 3
+
+
+def nvme_drive(path, addr="04.0"):
+    dev = f"nvme,serial=irqkit,drive=n,addr={addr}"
+    return ["-drive", f"file={path},if=none,id=n,format=raw", "-device", dev]
+
+
+def boot(guest_factory, machine, path, append=""):
+    g = guest_factory(machine=machine, append=("debugexit " + append).strip(), extra=nvme_drive(path))
+    g.wait_shell(90)
+    return g
+
+
+def kernel_crc(g, dev, lba, count):
+    out = g.command(f"blk crc {dev} {lba} {count}", 60)
+    m = CRC_RX.search(out)
+    assert m, out
+    return int(m.group(4), 16)
+
+
+def pattern_crc(seed, lba, count):
+    import zlib
+    crc = 0
+    for i in range(count):
+        crc = zlib.crc32(diskimg.pattern_block(seed, lba + i), crc)
+    return crc
+
+
+def nvme_counts(g):
+    """{queue name: {commands, irq, wait, timeouts, failed, stray}} from the `nvme` command."""
+    out = g.command("nvme")
+    rows = {}
+    for m in re.finditer(r"^  (nvme0q\d): .*commands (\d+): (\d+) by interrupt or core poll, (\d+) found by the "
+                         r"driver's wait .*?, (\d+) timed out, (\d+) failed, (\d+) stray", out, re.M):
+        rows[m.group(1)] = dict(zip(("commands", "irq", "wait", "timeouts", "failed", "stray"),
+                                    map(int, m.groups()[1:])))
+    assert set(rows) == {"nvme0q0", "nvme0q1"}, out
+    return rows, out
+
+
+def halt(g):
+    assert "flush nvme0n1: ok" in g.command("blk flush nvme0n1")
+    g.send("halt\r")
+    assert g.wait_exit(30) == EXIT_HALT
+
+
+def random_disk(tmp_path, seed, size=DISK_BYTES):
+    path = str(tmp_path / "nvme.img")
+    return path, diskimg.make_random_image(path, size, seed)
+
+
+# -- reading ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("machine", ["pc", "q35"])
+def test_nvme_crc_of_regions_matches_the_image_including_the_last_block(guest_factory, tmp_path, machine):
+    path, _ = random_disk(tmp_path, seed=17)
+    g = boot(guest_factory, machine, path)
+    log = "\n".join(g.lines())
+    assert re.search(r"nvme0: .*interrupts: MSI-X per queue, lines 3\d/3\d", log), log
+    assert re.search(rf"nvme0n1: {DISK_BLOCKS} blocks of 512 bytes", log), log
+    for lba, count in [(0, 1), (1, 255), (7, 300), (DISK_BLOCKS - 1, 1), (DISK_BLOCKS - 300, 300),
+                       (0, DISK_BLOCKS)]:
+        assert kernel_crc(g, "nvme0n1", lba, count) == diskimg.crc_of(path, lba * SECTOR, count * SECTOR), (lba, count)
+    rows, out = nvme_counts(g)
+    assert rows["nvme0q1"]["wait"] == 0 and rows["nvme0q1"]["timeouts"] == 0, out
+
+
+# -- writing, healthy and with completions that raise no interrupt ------------------------------
+# name: (machine, append, fault to inject, reason the health section must give, or None if healthy)
+SCENARIOS = {
+    "pc-msix": ("pc", "", None, None),
+    "q35-msix": ("q35", "", None, None),
+    "q35-msix-nvme-noirq": ("q35", "", "nvme-noirq", r"I/O completion queue 1 was created with interrupts disabled \(IEN=0\)"),
+    "q35-msix-msi-mask": ("q35", "", "msi-mask", r"PCI-MSI-X 00:04\.0 entry 1 masked at the device \(vector control\) behind the core's back"),
+    "q35-msix-msi-misvector": ("q35", "", "msi-misvector", r"PCI-MSI-X 00:04\.0 entry 1 sends vector 0x[0-9a-f]{2}, which nobody owns"),
+    "q35-nomsi-nvme-noirq": ("q35", "pci=nomsi", "nvme-noirq", None),
+    "pc-nomsi-nvme-noirq": ("pc", "pci=nomsi", "nvme-noirq", None),
+}
+
+
+def io_line(g):
+    m = re.search(r"nvme0q1: I/O queue 1, \d+ entries, line (\d+)", g.command("nvme"))
+    assert m
+    return int(m.group(1))
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_nvme_pattern_is_right_on_the_host_and_lost_completions_are_named(guest_factory, tmp_path, scenario):
+    machine, append, fault, reason = SCENARIOS[scenario]
+    seed = 0x5EED0100 + len(scenario)
+    path, original = random_disk(tmp_path, seed=len(scenario))
+    g = boot(guest_factory, machine, path, append)
+    line = io_line(g)
+    if "nomsi" in append:
+        assert line < 32, f"pci=nomsi still gave message line {line}"
+    else:
+        assert line >= 32
+    if fault:
+        assert "INJECTED" in g.command(f"inject {fault}")
+    for i in range(PIECES):
+        lba = PATTERN_LBA + i * PIECE
+        out = g.command(f"blk write-pattern nvme0n1 {seed} {lba} {PIECE}", 60)
+        assert re.search(rf"write-pattern nvme0n1 {lba}\+{PIECE} seed {seed:#010x}: ok", out), out
+    for i in range(PIECES):
+        lba = PATTERN_LBA + i * PIECE
+        assert kernel_crc(g, "nvme0n1", lba, PIECE) == pattern_crc(seed, lba, PIECE), lba
+    rows, out = nvme_counts(g)
+    io = rows["nvme0q1"]
+    assert io["timeouts"] == 0 and io["failed"] == 0 and io["stray"] == 0, out
+    irqs = g.command("irqs")
+    if fault:
+        # the core's expect polls found the completions (not the driver's 100 ms look)
+        assert re.search(rf"^  line {line}: ON POLLING \(lost-while-expecting\)", irqs, re.M), irqs
+        assert re.search(rf"^  line {line} nvme0q1: ON POLLING: lost-while-expecting", irqs, re.M), irqs
+        polled = re.search(r"nvme0q1: ON POLLING.*completions 0 by irq / (\d+) by polling", irqs)
+        assert polled and int(polled.group(1)) >= 2 * PIECES, irqs
+        if reason:
+            assert re.search(rf"^  line {line}: its controller says: .*{reason}", irqs, re.M), irqs
+        else:  # INTx: the reason is the controller's INTMS, named by the fault and `nvme`
+            assert re.search(r"fault: nvme0: INTMS masks interrupt vector 0 \(INTx, line \d+\)", g.log), g.log[-3000:]
+            assert re.search(r"INTMS 00000001", out), out
+    else:
+        assert re.search(r"every line with handlers delivers by interrupt", irqs), irqs
+        assert io["wait"] == 0, out
+    halt(g)
+    count = PIECES * PIECE
+    assert diskimg.bad_pattern_blocks(path, seed, PATTERN_LBA, count) == []
+    assert diskimg.changed_ranges(path, original, PATTERN_LBA, count) == []
+
+
+def test_msi_faults_with_pci_nomsi_say_there_is_nothing_to_fault(guest_factory, tmp_path):
+    path, _ = random_disk(tmp_path, seed=5)
+    g = boot(guest_factory, "q35", path, "pci=nomsi")
+    out = g.command("inject msi-mask")
+    assert "no message vectors" in out and "INJECTED" not in out, out
+
+
+# -- large namespaces ---------------------------------------------------------------------------
+def test_nvme_reads_and_writes_above_2_to_the_32_blocks_of_a_sparse_3_tib_namespace(guest_factory, tmp_path):
+    size = 3 << 40
+    blocks = size // SECTOR
+    path = str(tmp_path / "huge.img")
+    diskimg.make_sparse_image(path, size)
+    high = (1 << 32) + 4321
+    marker = bytes(range(256)) * (16 * SECTOR // 256)
+    diskimg.write_at(path, (high + 100) * SECTOR, marker)
+    g = boot(guest_factory, "q35", path)
+    assert re.search(rf"nvme0n1: {blocks} blocks of 512 bytes", "\n".join(g.lines())), g.log
+    assert kernel_crc(g, "nvme0n1", high + 100, 16) == diskimg.crc_of(path, (high + 100) * SECTOR, 16 * SECTOR)
+    assert "ok" in g.command(f"blk write-pattern nvme0n1 32 {high} 64")
+    assert "ok" in g.command(f"blk write-pattern nvme0n1 99 {blocks - 3} 3")
+    halt(g)
+    assert diskimg.bad_pattern_blocks(path, 32, high, 64) == []
+    assert diskimg.bad_pattern_blocks(path, 99, blocks - 3, 3) == []
+    assert diskimg.read_at(path, (high - 1) * SECTOR, SECTOR) == bytes(SECTOR)
+    assert diskimg.read_at(path, (high + 64) * SECTOR, SECTOR) == bytes(SECTOR)
+    assert diskimg.read_at(path, (high + 100) * SECTOR, 16 * SECTOR) == marker
+    # a truncated 32-bit LBA would have landed here
+    assert diskimg.read_at(path, 4321 * SECTOR, 64 * SECTOR) == bytes(64 * SECTOR)
+
+
+# -- bad input ------------------------------------------------------------------------------------
+def test_a_read_past_the_end_is_refused_by_the_controller_decoded_and_nothing_hangs(guest_factory, tmp_path):
+    path, _ = random_disk(tmp_path, seed=9)
+    g = boot(guest_factory, "q35", path)
+    # the block layer refuses it before the driver ...
+    assert "ERANGE" in g.command(f"blk crc nvme0n1 {DISK_BLOCKS - 1} 2")
+    # ... and the controller refuses what the layer did not check: an aborted command, decoded
+    out = g.command(f"nvme raw-read nvme0n1 {DISK_BLOCKS - 1} 2", 30)
+    assert re.search(r"raw-read nvme0 \d+\+2: failed \(-34\)", out), out
+    assert re.search(r"nvme0: READ failed: Generic / LBA Out of Range \(sct 0 sc 0x80", g.log), g.log[-2000:]
+    out = g.command(f"nvme raw-read nvme0n1 {1 << 40} 1", 30)
+    assert "failed (-34)" in out, out
+    # the controller answers on: the next read is right, nothing timed out or was reset
+    assert kernel_crc(g, "nvme0n1", DISK_BLOCKS - 1, 1) == diskimg.crc_of(path, (DISK_BLOCKS - 1) * SECTOR, SECTOR)
+    rows, out = nvme_counts(g)
+    assert rows["nvme0q1"]["failed"] == 2 and rows["nvme0q1"]["timeouts"] == 0, out
+    assert "resets 0" in out and "DEAD" not in out, out
