@@ -26,6 +26,7 @@
 #include <kernel/errno.h>
 #include <drivers/serial.h>
 #include <drivers/pci.h>
+#include <drivers/ahci.h>
 #include <drivers/ata.h>
 #include <drivers/nvme.h>
 #include <drivers/usb.h>
@@ -161,6 +162,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	cpu_sti();
 	uart_irq_init((unsigned int)isa_irq_to_line(UART_ISA_IRQ));
 	ata_init();
+	ahci_init();          /* SATA HBAs: disks sda..., ATAPI sr0... */
 	nvme_init();
 	usb_kbd_init();       /* USB class drivers first: devices are offered to them as they enumerate */
 	usb_storage_init();

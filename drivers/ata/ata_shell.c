@@ -8,6 +8,7 @@
  * and a throughput benchmark.
  */
 #include "ata_internal.h"
+#include <drivers/ahci.h>
 #include <drivers/ata.h>
 #include <irq/stats.h>
 #include <kernel/errno.h>
@@ -374,8 +375,14 @@ int ata_cmd(int argc, char **argv)
 	uint64_t v[2];
 	int err;
 
-	if (argc == 1)
-		return show_all();
+	if (argc == 1) {
+		show_all();
+		ahci_show();
+		return 0;
+	}
+	/* AHCI devices ("sda", "sr0"), and the default device when no IDE disk exists. */
+	if ((argc >= 3 && ahci_is_device_word(argv[2])) || (!first_disk() && ahci_have_disk()))
+		return ahci_ata_cmd(argc, argv);
 	err = data_command(argv[1], argc, argv);
 	if (err != -ENOENT)
 		return err;

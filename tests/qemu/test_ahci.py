@@ -1,0 +1,185 @@
+"""The AHCI driver (drivers/ata/ahci*.c) end to end on QEMU's q35, whose disks sit on the ICH9
+AHCI at 00:1f.2 with no extra options.
+
+As in test_ata.py every data check is done here on the host against the image file: the
+kernel prints CRC-32s of what it read, compared with zlib.crc32 over the same bytes, and the
+seeded pattern it wrote is checked sector by sector by diskimg.py's own implementation after
+QEMU has exited, together with every sector outside the written range. Images are a few MiB.
+"""
+import os
+import re
+import zlib
+
+import pytest
+
+import diskimg
+from irqkit_qemu import EXIT_HALT, ISO
+
+SECTOR = diskimg.SECTOR
+DISK_BYTES = 4 << 20
+DISK_SECTORS = DISK_BYTES // SECTOR
+CRC_RX = re.compile(r"crc32 (\w+) (\d+)\+(\d+) = ([0-9a-f]{8}) ")
+HOST_RX = re.compile(r"^ahci0: pci 00:1f\.2 .*?, (INTx [^,]*|MSI) line (\d+), handler registered", re.M)
+STATS_RX = re.compile(r"^  sda: .*\n    stats: (.*)$", re.M)
+COMPLETIONS_RX = re.compile(r"^  line (\d+) ahci0 00:1f\.2: .*completions (\d+) by irq / (\d+) by polling", re.M)
+HEALTH_RX = r"^  line {line} ahci0 00:1f\.2: ON POLLING: [^\n]*{cause}"
+
+
+def attach(path, form):
+    if form == "hda":          # QEMU's default: on q35 the first disk goes to AHCI port 0
+        return ["-drive", f"file={path},format=raw,index=0,media=disk"]
+    return ["-drive", f"file={path},format=raw,if=none,id=d", "-device", "ide-hd,drive=d,bus=ide.0"]
+
+
+def random_disk(tmp_path, seed=1, name="disk.img", size=DISK_BYTES):
+    path = str(tmp_path / name)
+    return path, diskimg.make_random_image(path, size, seed)
+
+
+def boot(guest_factory, extra, append=""):
+    g = guest_factory(machine="q35", append=("debugexit " + append).strip(), extra=extra)
+    g.wait_shell(90)
+    return g
+
+
+def kernel_crc(g, cmd, timeout=60):
+    out = g.command(cmd, timeout)
+    m = CRC_RX.search(out)
+    assert m, out
+    return int(m.group(4), 16)
+
+
+def ahci_state(g):
+    out = g.command("ata")
+    host, stats = HOST_RX.search(out), STATS_RX.search(out)
+    assert host and stats, out
+    return host.group(1), int(host.group(2)), {k: int(v) for k, v in (kv.split("=") for kv in stats.group(1).split())}
+
+
+def pattern_crc(seed, lba, count):
+    crc = 0
+    for i in range(count):
+        crc = zlib.crc32(diskimg.pattern_block(seed, lba + i), crc)
+    return crc
+
+
+def halt(g):
+    g.command("ata flush sda")
+    g.send("halt\r")
+    assert g.wait_exit(30) == EXIT_HALT
+
+
+# -- found with no extra options, read right ---------------------------------------------------
+@pytest.mark.parametrize("form", ["hda", "ide-hd"])
+def test_q35_disk_is_found_without_options_and_its_crcs_match_the_image(guest_factory, tmp_path, form):
+    path, _ = random_disk(tmp_path)
+    g = boot(guest_factory, attach(path, form))
+    log = "\n".join(g.lines())
+    assert re.search(rf'ahci0: port 0: sda: ATA disk "QEMU HARDDISK", {DISK_SECTORS} sectors', log), log
+    regions = [(0, 1), (1, 255), (200, 300), (DISK_SECTORS - 1, 1), (DISK_SECTORS - 300, 300),
+               (0, DISK_SECTORS)]
+    for lba, count in regions:
+        want = diskimg.crc_of(path, lba * SECTOR, count * SECTOR)
+        assert kernel_crc(g, f"ata crc sda {lba} {count}") == want, (lba, count)
+        assert kernel_crc(g, f"blk crc sda {lba} {count}") == want, (lba, count)
+    _, _, stats = ahci_state(g)
+    assert stats["lost"] == 0 and stats["timeouts"] == 0 and stats["errors"] == 0, stats
+    halt(g)
+
+
+# -- writing, healthy and with lost interrupts --------------------------------------------------
+# name: (append, shell command before the writes, the line's health cause, or None when healthy)
+SCENARIOS = {
+    "healthy-msi": ("", None, None),
+    "healthy-intx": ("pci=nomsi", None, None),
+    "noirq-100-msi": ("fault=ahci-noirq:100", None, "lost-while-expecting"),
+    "noirq-100-intx": ("pci=nomsi fault=ahci-noirq:100", None, "lost-while-expecting"),
+    "noirq-50-msi": ("", "inject ahci-noirq:50", "lost-while-expecting"),
+    "misvector-intx": ("pci=nomsi", "inject ahci-misvector", "lost-while-expecting"),
+}
+PATTERN_LBA, PIECE, PIECES = 1000, 40, 6
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_pattern_written_over_ahci_is_right_on_the_host_and_nothing_else_changed(guest_factory, tmp_path,
+                                                                                  scenario):
+    append, before, cause = SCENARIOS[scenario]
+    seed = 0xA4C10000 + len(scenario)
+    path, original = random_disk(tmp_path, seed=len(scenario))
+    g = boot(guest_factory, attach(path, "hda"), append)
+    if before:
+        assert "INJECTED" in g.command(before)
+    for i in range(PIECES):
+        lba = PATTERN_LBA + i * PIECE
+        out = g.command(f"ata write-pattern sda {seed} {lba} {PIECE}", 60)
+        assert re.search(rf"write-pattern sda {lba}\+{PIECE} seed {seed:#010x}: ok", out), out
+    for i in range(PIECES):
+        lba = PATTERN_LBA + i * PIECE
+        assert kernel_crc(g, f"ata crc sda {lba} {PIECE}") == pattern_crc(seed, lba, PIECE), lba
+    kind, line, stats = ahci_state(g)
+    assert kind.startswith("INTx" if "nomsi" in append else "MSI"), kind
+    irqs = g.command("irqs")
+    comp = COMPLETIONS_RX.search(irqs)
+    assert comp and int(comp.group(1)) == line, irqs
+    by_irq, by_poll = int(comp.group(2)), int(comp.group(3))
+    assert stats["errors"] == 0 and stats["timeouts"] == 0, stats
+    if cause is None:
+        # every command's interrupt came; on a loaded host a core poll may now and then find a
+        # completion just before its interrupt is delivered, so allow a few of those
+        assert stats["lost"] == 0 and by_irq >= 2 * PIECES and by_poll * 4 <= by_irq, irqs
+    else:
+        # the health report names the line, the device and the reason
+        assert re.search(HEALTH_RX.format(line=line, cause=cause), irqs, re.M), irqs
+        assert by_poll > 0 or stats["lost"] > 0, irqs
+        if scenario.startswith("noirq"):
+            assert stats["noirq"] > 0, stats
+            assert re.search(r"diagnosis: ahci0 port 0 \(sda\): ahci-noirq", g.command("ata")), "no diagnosis"
+        if scenario.startswith("misvector"):
+            assert int(re.search(r"vectors nobody owns: (\d+)", irqs).group(1)) > 0, irqs
+    print(f"{scenario}: {kind} line {line}: {by_irq} completions by interrupt, {by_poll} by polling, "
+          f"driver-found {stats['lost']}")
+    halt(g)
+    assert diskimg.bad_pattern_blocks(path, seed, PATTERN_LBA, PIECE * PIECES) == []
+    assert diskimg.changed_ranges(path, original, PATTERN_LBA, PIECE * PIECES) == []
+
+
+# -- bad input -------------------------------------------------------------------------------------
+def test_lba_past_the_end_is_refused_clearly_and_the_disk_keeps_working(guest_factory, tmp_path):
+    path, original = random_disk(tmp_path)
+    g = boot(guest_factory, attach(path, "hda"))
+    out = g.command(f"blk crc sda {DISK_SECTORS} 1")
+    assert "outside the device" in out and "ERANGE" in out, out
+    # Straight to the device: it must refuse (ABRT, task file error), the port recovers.
+    for cmd in (f"ata raw sda read {DISK_SECTORS} 1", f"ata raw sda read {DISK_SECTORS - 1} 2",
+                f"ata raw sda write {DISK_SECTORS} 1", "ata raw sda read 281474976710000 1"):
+        out = g.command(cmd, 40)
+        assert re.search(r"raw sda (read|write) \d+\+\d+: refused: E", out), out
+        assert re.search(r"failed: status 0x[0-9a-f]+ \([^)]*ERR\), error 0x04 \(ABRT", out) or "ERANGE" in out, out
+        # the next read is right: nothing hung, nothing was completed twice
+        assert kernel_crc(g, f"ata crc sda {DISK_SECTORS - 8} 8") == \
+            diskimg.crc_of(path, (DISK_SECTORS - 8) * SECTOR, 8 * SECTOR), cmd
+    _, _, stats = ahci_state(g)
+    assert stats["device_errors"] >= 3 and stats["timeouts"] == 0, stats
+    halt(g)
+    assert diskimg.changed_ranges(path, original, 0, 0) == []
+
+
+# -- ATAPI on an AHCI port, and both drivers on one machine ----------------------------------------
+def test_cd_on_the_ahci_port_reads_the_iso(guest_factory):
+    g = boot(guest_factory, ["-cdrom", ISO])
+    blocks = os.path.getsize(ISO) // diskimg.CD_BLOCK
+    out = g.command("ata")
+    assert re.search(rf'sr0: port 2, ATAPI "QEMU DVD-ROM", {blocks} blocks of 2048 bytes', out), out
+    assert kernel_crc(g, f"blk crc sr0 0 {blocks}", 120) == diskimg.crc_of(ISO)
+    assert kernel_crc(g, f"ata crc sr0 {blocks - 1} 1") == \
+        diskimg.crc_of(ISO, (blocks - 1) * diskimg.CD_BLOCK, diskimg.CD_BLOCK)
+
+
+def test_piix3_ide_and_ahci_disks_are_both_found_on_q35(guest_factory, tmp_path):
+    ide, _ = random_disk(tmp_path, seed=7, name="ide.img", size=2 << 20)
+    sata, _ = random_disk(tmp_path, seed=8, name="sata.img")
+    g = boot(guest_factory, ["-device", "piix3-ide,id=pide", "-drive", f"file={ide},format=raw,if=none,id=p0",
+                             "-device", "ide-hd,drive=p0,bus=pide.0"] + attach(sata, "ide-hd"))
+    assert kernel_crc(g, f"ata crc hda 0 {(2 << 20) // SECTOR}") == diskimg.crc_of(ide)
+    assert kernel_crc(g, f"ata crc sda 0 {DISK_SECTORS}") == diskimg.crc_of(sata)
+    assert kernel_crc(g, "ata crc 0 16") == diskimg.crc_of(ide, 0, 16 * SECTOR)   # the IDE disk stays the default
