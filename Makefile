@@ -7,6 +7,7 @@
 #   make bench      benchmarks (instruction counts, guest-time figures); prints figures
 #   make cross      kernel/irq + timer wheel for Cortex-M3 and RV64: sizes, a run on QEMU's M3
 #   make prof-ata   guest instructions per function of an ATA block, healthy vs lost (tools/guestprof)
+#   make trace SCENARIO=NAME  a scenario's interrupt timeline in build/trace/ (tools/trace, docs/trace.md)
 #
 # Host unit tests, benchmarks and fuzz targets are declared in fragments
 # (tests/unit/*.mk, tests/bench/*.mk, tests/fuzz/*.mk) so that adding a test
@@ -58,7 +59,7 @@ HOST_LDLIBS   := -lcmocka -lpthread
 all: kernel iso
 
 help:
-	@sed -n '3,10p' Makefile
+	@sed -n '3,11p' Makefile
 
 deps:
 	@sh tools/deps.sh
@@ -106,7 +107,8 @@ run: deps all
 
 debug: deps all
 	@echo "irqkit: QEMU waits for gdb on :1234. In another terminal:"
-	@echo "  gdb-multiarch -ex 'set architecture i386' -ex 'file $(BUILD)/kernel.elf' -ex 'target remote :1234' -ex 'break kmain' -ex 'continue'"
+	@echo "  gdb-multiarch -ex 'set architecture i386' -ex 'file $(BUILD)/kernel.elf' -x tools/gdb/irqkit.py -ex 'target remote :1234' -ex 'break kmain' -ex 'continue'"
+	@echo "  (tools/gdb/irqkit.py adds irqkit-irqs and irqkit-trace; docs/trace.md)"
 	$(QEMU) -machine accel=tcg $(QEMU_RUN_FLAGS) -kernel $(BUILD)/kernel.elf -append "$(APPEND)" -S -gdb tcp::1234 $(RUN_EXTRA)
 
 # ---------------------------------------------------------------------------
@@ -120,6 +122,8 @@ FUZZERS :=
 -include $(sort $(wildcard tests/fuzz/*.mk))
 # make cross: the portable core built for other CPUs (tests/cross/cross.mk).
 -include $(sort $(wildcard tests/cross/*.mk))
+# make trace, trace-test, trace-pictures: the interrupt core's event trace (tools/trace/trace.mk).
+-include tools/trace/trace.mk
 
 UNIT_BINS := $(patsubst %,$(BUILD)/host/unit/%,$(UNIT_TESTS))
 
@@ -166,6 +170,7 @@ test: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory docs-test
+	@$(MAKE) --no-print-directory trace-test
 	@$(MAKE) --no-print-directory cross
 	@$(MAKE) --no-print-directory qemu-test
 

@@ -19,6 +19,7 @@
 #include <asm/apic.h>
 #include <asm/x86_time.h>
 #include <irq/policy.h>
+#include <irq/trace.h>
 
 #define LOGLEVEL_MAX 8          /* loglevel=8 shows debug messages too */
 #define DEBUGEXIT_DEFAULT_PORT 0xF4  /* our isa-debug-exit iobase in the Makefile and tests */
@@ -107,6 +108,8 @@ static const struct cmdline_param table[] = {
 	  "irqpoll: irqfixup, and also poll every shared line periodically through its poll timer" },
 	{ "irqpolicy", CMDLINE_VALUE, irq_param_policy, NULL,
 	  "irqpolicy=irqkit|tejun2010|mainline: tunables of the defences (default irqkit)" },
+	{ "trace", CMDLINE_FLAG_OR_VALUE, irq_trace_param, NULL,
+	  "trace[=FILTER]: record the interrupt core's event trace from boot (FILTER as `trace start`; docs/trace.md)" },
 	{ "pci_route", CMDLINE_VALUE, pci_param_route, NULL,
 	  "pci_route=auto|mptable|pir|line: PCI INTx routing source (default auto: MP table, $PIR, Interrupt Line)" },
 	{ "pci", CMDLINE_VALUE, pci_param_pci, NULL,

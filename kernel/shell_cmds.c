@@ -31,6 +31,7 @@
 #include <drivers/nvme.h>
 #include <drivers/usb.h>
 #include <kernel/blk.h>
+#include <kernel/trace_cmd.h>
 #include <asm/apic.h>
 
 #define KBC_STATUS      0x64   /* 8042 keyboard controller status/command */
@@ -261,6 +262,7 @@ static const struct shell_command commands[] = {
 	{ "blk", "blk [crc|write-pattern|verify-pattern|read|flush] DEV ...", "block devices by name", blk_cmd },
 	{ "nvme", "nvme [raw-read DEV LBA COUNT]", "NVMe controllers, queues, interrupt mode, lost completions; raw-read: an unchecked READ", nvme_cmd },
 	{ "inject", "inject [NAME[:ARG] | off NAME]", "list, inject or clear faults", fault_cmd_inject },
+	{ "trace", "trace start [FILTER] | stop | dump | clear | status", "the interrupt core's event trace (docs/trace.md)", trace_cmd },
 	{ "crash", "crash de|ud|gp|pf|bp|nmi|stack", "raise a CPU exception (stack: a kernel stack overflow, a double fault) to see how it is reported", cmd_crash },
 	{ "reboot", "reboot", "reset the machine", cmd_reboot },
 	{ "halt", "halt", "stop the machine (QEMU exits when debugexit is set)", cmd_halt },

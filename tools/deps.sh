@@ -25,6 +25,8 @@ arm-none-eabi-gcc gcc-arm-none-eabi
 riscv64-unknown-elf-gcc gcc-riscv64-unknown-elf
 qemu-system-arm qemu-system-arm
 qemu-system-riscv64 qemu-system-misc
+chromium chromium
+gdb-multiarch gdb-multiarch
 "
 
 missing=""

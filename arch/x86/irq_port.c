@@ -94,3 +94,9 @@ void irq_port_cpu_relax(void)
 {
 	cpu_relax();
 }
+
+/* One CPU for now; wired to smp_processor_id() when SMP lands (COMMON.md, decision 3). */
+unsigned int irq_port_cpu_id(void)
+{
+	return 0;
+}

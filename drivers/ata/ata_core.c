@@ -487,6 +487,7 @@ static int issue(struct ata_device *dev, struct ata_cmd *cmd)
 		ata_set_nien(ch, true);
 		ch->stats.dropped++;
 	}
+	ata_hw_trace_cmd(ch, false, cmd->tf.command);
 	write_taskfile(ch, dev, &cmd->tf);
 	(void)ata_hw_inb(reg(ch, ATA_REG_STATUS));   /* a stale INTRQ of ours goes away */
 	flags = ata_hw_irq_save();
@@ -504,6 +505,7 @@ static int issue(struct ata_device *dev, struct ata_cmd *cmd)
 	if (cmd->state == ATA_CMD_ISSUING)
 		send_first(ch, cmd);
 	wait_done(ch, cmd);
+	ata_hw_trace_cmd(ch, true, cmd->status | (cmd->state == ATA_CMD_DONE ? 0u : 0x100u));
 	if (cmd->dropped)
 		ata_set_nien(ch, false);
 	return cmd->state == ATA_CMD_DONE ? 0 : cmd->result;

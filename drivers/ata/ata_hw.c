@@ -9,6 +9,7 @@
 #include <asm/cpu.h>
 #include <asm/io.h>
 #include <time/time.h>
+#include <irq/trace.h>
 
 #define US_PER_MS 1000u
 
@@ -81,6 +82,18 @@ void ata_hw_expect(struct ata_channel *ch)
 void ata_hw_unexpect(struct ata_channel *ch, bool timedout)
 {
 	unexpect_irq(ch->expect, timedout);
+}
+
+/* "ata_cmd" events of the event trace (kernel/irq/trace.h), on the channel's line. */
+void ata_hw_trace_cmd(struct ata_channel *ch, bool end, uint32_t value)
+{
+	static unsigned int tag;
+
+	if (!irq_trace_enabled() || ch->line < 0)
+		return;
+	if (!tag)
+		tag = irq_trace_tag("ata_cmd");
+	irq_trace_drv(tag, (unsigned int)ch->line, end ? IRQ_TDRV_END : IRQ_TDRV_BEGIN, value);
 }
 
 void ata_hw_watch(struct ata_channel *ch)

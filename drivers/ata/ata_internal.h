@@ -261,6 +261,8 @@ void ata_hw_wait(struct ata_channel *ch, uint64_t deadline_ns);
 bool ata_hw_expect_init(struct ata_channel *ch);   /* get ch->expect; false: no defence */
 void ata_hw_expect(struct ata_channel *ch);
 void ata_hw_unexpect(struct ata_channel *ch, bool timedout);
+/* A command begins (@end false, @value: its opcode) or ends (@value: status, bit 8 set on failure): a trace event (docs/trace.md). */
+void ata_hw_trace_cmd(struct ata_channel *ch, bool end, uint32_t value);
 void ata_hw_watch(struct ata_channel *ch);
 
 /* ------------------------------------------------------------------------

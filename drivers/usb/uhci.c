@@ -41,6 +41,7 @@
 #include <drivers/usb.h>
 #include <irq/interrupt.h>
 #include <irq/policy.h>
+#include <irq/trace.h>
 #include <kernel/errno.h>
 #include <kernel/heap.h>
 #include <kernel/printk.h>
@@ -871,9 +872,50 @@ static void reset_work_fn(struct work *w)
 
 static void uhci_show(struct usb_hc *hc);
 
+/*
+ * Each transfer between "uhci_xfer" begin and end events of the event trace
+ * (kernel/irq/trace.h; docs/trace.md): value = the length asked for at the
+ * begin (bit 16: bulk), the bytes moved or 0xFFFFFF on an error at the end.
+ */
+#define UHCI_TRACE_BULK 0x10000u
+#define UHCI_TRACE_ERROR 0xFFFFFFu
+
+static unsigned int uhci_trace_tag(void)
+{
+	static unsigned int tag;
+
+	if (!tag && irq_trace_enabled())
+		tag = irq_trace_tag("uhci_xfer");
+	return tag;
+}
+
+static int uhci_control_traced(struct usb_hc *hc, struct usb_device *dev, const struct usb_setup *setup, void *data,
+			       uint32_t timeout_ms)
+{
+	unsigned int tag = uhci_trace_tag();
+	int r;
+
+	irq_trace_drv(tag, hc->irq, IRQ_TDRV_BEGIN, setup->length);
+	r = uhci_control(hc, dev, setup, data, timeout_ms);
+	irq_trace_drv(tag, hc->irq, IRQ_TDRV_END, r < 0 ? UHCI_TRACE_ERROR : (uint32_t)r);
+	return r;
+}
+
+static int uhci_bulk_traced(struct usb_hc *hc, struct usb_device *dev, const struct usb_endpoint *ep, void *buf,
+			    uint32_t len, uint32_t timeout_ms)
+{
+	unsigned int tag = uhci_trace_tag();
+	int r;
+
+	irq_trace_drv(tag, hc->irq, IRQ_TDRV_BEGIN, UHCI_TRACE_BULK | (len & 0xFFFFu));
+	r = uhci_bulk(hc, dev, ep, buf, len, timeout_ms);
+	irq_trace_drv(tag, hc->irq, IRQ_TDRV_END, r < 0 ? UHCI_TRACE_ERROR : (uint32_t)r);
+	return r;
+}
+
 static const struct usb_hc_ops uhci_ops = {
-	.control = uhci_control,
-	.bulk = uhci_bulk,
+	.control = uhci_control_traced,
+	.bulk = uhci_bulk_traced,
 	.intr_start = uhci_intr_start,
 	.intr_stop = uhci_intr_stop,
 	.port_reset = uhci_port_reset,

@@ -19,20 +19,94 @@
  */
 #include "internals.h"
 
-void __irq_mask(struct irq_desc *desc)
+/*
+ * The chip calls, each in two copies: @tr false is the code an untraced
+ * interrupt runs (no hook at all), @tr true records the operation first
+ * (trace.h: the copy a traced interrupt runs). @tr is always a constant.
+ */
+#define IRQ_ALWAYS_INLINE static inline __attribute__((always_inline))
+#define CHIP_TRACE(tr, desc, op)                                                                   \
+	do {                                                                                       \
+		if (tr)                                                                            \
+			irq_trace_record(IRQ_TEV_CHIP, (desc)->irq_data.irq, (op), 0);             \
+	} while (0)
+
+IRQ_ALWAYS_INLINE void chip_mask(struct irq_desc *desc, const bool tr)
 {
 	if (desc->status & IRQS_MASKED)
 		return;
+	CHIP_TRACE(tr, desc, IRQ_TCHIP_MASK);
 	desc->chip->mask(&desc->irq_data);
 	desc->status |= IRQS_MASKED;
 }
 
-void __irq_unmask(struct irq_desc *desc)
+IRQ_ALWAYS_INLINE void chip_unmask(struct irq_desc *desc, const bool tr)
 {
 	if (!(desc->status & IRQS_MASKED))
 		return;
+	CHIP_TRACE(tr, desc, IRQ_TCHIP_UNMASK);
 	desc->chip->unmask(&desc->irq_data);
 	desc->status &= ~IRQS_MASKED;
+}
+
+IRQ_ALWAYS_INLINE void chip_ack(struct irq_desc *desc, const bool tr)
+{
+	if (desc->chip->ack) {
+		CHIP_TRACE(tr, desc, IRQ_TCHIP_ACK);
+		desc->chip->ack(&desc->irq_data);
+	}
+}
+
+IRQ_ALWAYS_INLINE void chip_mask_ack(struct irq_desc *desc, const bool tr)
+{
+	if (desc->status & IRQS_MASKED) {
+		chip_ack(desc, tr);
+		return;
+	}
+	if (desc->chip->mask_ack) {
+		CHIP_TRACE(tr, desc, IRQ_TCHIP_MASK_ACK);
+		desc->chip->mask_ack(&desc->irq_data);
+		desc->status |= IRQS_MASKED;
+		return;
+	}
+	chip_mask(desc, tr);
+	chip_ack(desc, tr);
+}
+
+IRQ_ALWAYS_INLINE void chip_eoi(struct irq_desc *desc, const bool tr)
+{
+	if (desc->chip->eoi) {
+		CHIP_TRACE(tr, desc, IRQ_TCHIP_EOI);
+		desc->chip->eoi(&desc->irq_data);
+	}
+}
+
+/* Outside the flows (disable_irq, the flood defence ...): traced when tracing is on. */
+void __irq_mask(struct irq_desc *desc)
+{
+	if (irq_trace_enabled())
+		chip_mask(desc, true);
+	else
+		chip_mask(desc, false);
+}
+
+void __irq_unmask(struct irq_desc *desc)
+{
+	if (irq_trace_enabled())
+		chip_unmask(desc, true);
+	else
+		chip_unmask(desc, false);
+}
+
+/* The two copies __irq_finish_pending (handle.c) calls at its end. */
+void __irq_unmask_notrace(struct irq_desc *desc)
+{
+	chip_unmask(desc, false);
+}
+
+void __irq_unmask_traced(struct irq_desc *desc)
+{
+	chip_unmask(desc, true);
 }
 
 int __irq_chip_pending(struct irq_desc *desc)
@@ -48,29 +122,17 @@ int __irq_chip_pending(struct irq_desc *desc)
 
 void __irq_ack(struct irq_desc *desc)
 {
-	if (desc->chip->ack)
-		desc->chip->ack(&desc->irq_data);
+	chip_ack(desc, false);
 }
 
 void __irq_mask_ack(struct irq_desc *desc)
 {
-	if (desc->status & IRQS_MASKED) {
-		__irq_ack(desc);
-		return;
-	}
-	if (desc->chip->mask_ack) {
-		desc->chip->mask_ack(&desc->irq_data);
-		desc->status |= IRQS_MASKED;
-		return;
-	}
-	__irq_mask(desc);
-	__irq_ack(desc);
+	chip_mask_ack(desc, false);
 }
 
 void __irq_eoi(struct irq_desc *desc)
 {
-	if (desc->chip->eoi)
-		desc->chip->eoi(&desc->irq_data);
+	chip_eoi(desc, false);
 }
 
 /*
@@ -101,50 +163,50 @@ static bool __irq_cannot_run(struct irq_desc *desc)
 	return false;
 }
 
-void handle_edge_irq(struct irq_desc *desc)
+IRQ_ALWAYS_INLINE void flow_edge(struct irq_desc *desc, const bool tr)
 {
 	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 
 	desc->stats.delivered++;
 	if (desc->status & IRQS_INPROGRESS) {
 		/* Ack so the controller latches the next edge; no mask needed. */
-		__irq_ack(desc);
+		chip_ack(desc, tr);
 		desc->status |= IRQS_PENDING;
 		if (desc->status & IRQS_DISABLED)
-			__irq_mask(desc);
+			chip_mask(desc, tr);
 		goto out;
 	}
 	if (!desc->action || (desc->status & IRQS_DISABLED)) {
 		/* Keep an unwanted line shut; the mask is a no-op if it already is. */
-		__irq_mask_ack(desc);
+		chip_mask_ack(desc, tr);
 		__irq_cannot_run(desc);
 		goto out;
 	}
-	__irq_ack(desc);
-	__handle_irq_event(desc, &flags);
+	chip_ack(desc, tr);
+	__handle_irq_event_tr(desc, &flags, tr);
 	/* Edges that came while the handlers ran are replayed here. */
-	__irq_finish_pending(desc, &flags);
+	__irq_finish_pending_tr(desc, &flags, tr);
 out:
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 
-void handle_level_irq(struct irq_desc *desc)
+IRQ_ALWAYS_INLINE void flow_level(struct irq_desc *desc, const bool tr)
 {
 	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 
 	desc->stats.delivered++;
 	/* Mask first: the line stays asserted until a handler clears the device. */
-	__irq_mask_ack(desc);
+	chip_mask_ack(desc, tr);
 	if (__irq_cannot_run(desc))
 		goto out;
-	__handle_irq_event(desc, &flags);
+	__handle_irq_event_tr(desc, &flags, tr);
 	/* Unmasks unless disabled; if still asserted, the chip interrupts again. */
-	__irq_finish_pending(desc, &flags);
+	__irq_finish_pending_tr(desc, &flags, tr);
 out:
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 
-void handle_fasteoi_irq(struct irq_desc *desc)
+IRQ_ALWAYS_INLINE void flow_fasteoi(struct irq_desc *desc, const bool tr)
 {
 	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 
@@ -155,14 +217,58 @@ void handle_fasteoi_irq(struct irq_desc *desc)
 		 * interrupt again at once. The run's owner (or enable_irq)
 		 * unmasks it later.
 		 */
-		__irq_mask(desc);
+		chip_mask(desc, tr);
 		__irq_cannot_run(desc);
-		__irq_eoi(desc);
+		chip_eoi(desc, tr);
 		goto out;
 	}
-	__handle_irq_event(desc, &flags);
-	__irq_finish_pending(desc, &flags);
-	__irq_eoi(desc);
+	__handle_irq_event_tr(desc, &flags, tr);
+	__irq_finish_pending_tr(desc, &flags, tr);
+	chip_eoi(desc, tr);
 out:
 	irq_port_unlock_irqrestore(&desc->lock, flags);
+}
+
+/* The entry points: the untraced copies, as the lines' flow handlers. */
+void handle_edge_irq(struct irq_desc *desc)
+{
+	flow_edge(desc, false);
+}
+
+void handle_level_irq(struct irq_desc *desc)
+{
+	flow_level(desc, false);
+}
+
+void handle_fasteoi_irq(struct irq_desc *desc)
+{
+	flow_fasteoi(desc, false);
+}
+
+/*
+ * irq_trace_run_flow - generic_handle_irq with tracing on: irq_entry, the
+ * traced copy of the line's flow (a custom flow runs as it is, with the
+ * run and chip events its code records), irq_exit.
+ */
+void irq_trace_run_flow(struct irq_desc *desc, irq_flow_handler_t flow)
+{
+	unsigned int irq = desc->irq_data.irq;
+	unsigned int kind = flow == handle_edge_irq ? IRQ_TFLOW_EDGE
+			    : flow == handle_level_irq ? IRQ_TFLOW_LEVEL
+			    : flow == handle_fasteoi_irq ? IRQ_TFLOW_FASTEOI : IRQ_TFLOW_CUSTOM;
+
+	if (!irq_trace_line_selected(irq)) {
+		flow(desc);
+		return;
+	}
+	irq_trace_record(IRQ_TEV_IRQ_ENTRY, irq, kind, 0);
+	if (kind == IRQ_TFLOW_EDGE)
+		flow_edge(desc, true);
+	else if (kind == IRQ_TFLOW_LEVEL)
+		flow_level(desc, true);
+	else if (kind == IRQ_TFLOW_FASTEOI)
+		flow_fasteoi(desc, true);
+	else
+		flow(desc);
+	irq_trace_record(IRQ_TEV_IRQ_EXIT, irq, kind, 0);
 }

@@ -321,6 +321,7 @@ void expect_irq(struct irq_expect *exp)
 	__irq_poll_want_moved(desc);
 	now = irq_port_now_ns();
 	exp->started_ns = now;
+	IRQ_TRACE(IRQ_TEV_EXPECT, desc->irq_data.irq, 0, irq_trace_id(exp));
 	/*
 	 * Publish EXPECTING, then look at the timer; the poll timer clears
 	 * poll_at_ns before it looks at the tokens. Either it sees us
@@ -418,6 +419,7 @@ static void __irq_expect_verified(struct irq_desc *desc, struct irq_expect *exp,
 	bool distrusted = false;
 
 	__atomic_or_fetch(&exp->state, IRQ_EXP_VERIFIED, __ATOMIC_RELEASE);
+	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_VERIFIED, irq_trace_id(exp));
 	__atomic_and_fetch(&exp->state, ~(uint32_t)(IRQ_EXP_DISTRUSTED | IRQ_EXP_QUICK), __ATOMIC_RELEASE);
 	exp->nr_samples = 0;
 	exp->nr_quick = 0;
@@ -484,6 +486,7 @@ static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, uint
 	if (exp->nr_good || (st & IRQ_EXP_DISTRUSTED) || !action)
 		return;
 	__atomic_or_fetch(&exp->state, IRQ_EXP_DISTRUSTED, __ATOMIC_RELEASE);
+	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_DISTRUSTED, irq_trace_id(exp));
 	__irq_health_begin(desc, action, &action->health, IRQ_HEALTH_LOST_EXPECT,
 			   timedout ? "expected interrupt timed out: polled while expected"
 				    : "expected interrupt lost, completion found by polling: polled while expected",
@@ -507,6 +510,7 @@ static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *e
 	const struct irq_policy *p = irq_policy();
 	uint32_t st = __atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_CLAIM, __ATOMIC_ACQ_REL);
 
+	IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, desc->stats.unhandled != exp->claim_unhandled ? IRQ_TVERD_LATE : next_by_irq ? IRQ_TVERD_UNSURE : IRQ_TVERD_LOST, irq_trace_id(exp));
 	if (desc->stats.unhandled != exp->claim_unhandled) {
 		exp->completions_late++;
 		if (irq_expect_note_good(exp, p, st, exp->claim_elapsed_ns))
@@ -531,6 +535,7 @@ static void __irq_expect_beat(struct irq_desc *desc, struct irq_expect *exp, uin
 {
 	const struct irq_policy *p = irq_policy();
 
+	IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, IRQ_TVERD_BEAT, irq_trace_id(exp));
 	exp->completions_late++;
 	exp->completions_beat++;
 	if (irq_expect_note_good(exp, p, st, elapsed))
@@ -576,6 +581,7 @@ static void __irq_expect_polled(struct irq_desc *desc, struct irq_expect *exp, u
 	}
 	irq_expect_learn_poll(exp, p, st, elapsed);
 	if (!p->expect_late_verdict) {
+		IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, IRQ_TVERD_LOST, irq_trace_id(exp));
 		__irq_expect_bad(desc, exp, (uint32_t)p->expect_bad_factor, now);
 		return;
 	}
@@ -645,6 +651,7 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 	now = irq_port_now_ns();
 	elapsed = now - exp->started_ns;
 	by_poll = irq_expect_by_poll(exp);
+	IRQ_TRACE(IRQ_TEV_UNEXPECT, desc->irq_data.irq, timedout ? IRQ_TUNEXP_TIMEOUT : by_poll ? IRQ_TUNEXP_POLL : IRQ_TUNEXP_IRQ, irq_trace_id(exp));
 	if (!timedout && !by_poll && !(st & IRQ_EXP_CLAIM)) {
 		/* By interrupt, no verdict pending: lock-free unless the goal is reached now. */
 		exp->completions_irq++;

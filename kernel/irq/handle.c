@@ -20,8 +20,13 @@
 /* Count of generic_handle_irq calls for lines that do not exist. */
 static unsigned int irq_bad_line_calls;
 
-/* Run every action once; @polled says which counter a claim goes to. */
-static irqreturn_t irq_run_actions(struct irq_desc *desc, bool polled)
+#define IRQ_ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/*
+ * Run every action once; @polled says which counter a claim goes to. @tr
+ * (a constant): the copy that records each handler's return (trace.h).
+ */
+IRQ_ALWAYS_INLINE irqreturn_t irq_run_actions(struct irq_desc *desc, bool polled, const bool tr)
 {
 	unsigned int irq = desc->irq_data.irq;
 	irqreturn_t combined = IRQ_NONE;
@@ -37,6 +42,10 @@ static irqreturn_t irq_run_actions(struct irq_desc *desc, bool polled)
 			irq_port_panic("irq_run_actions: action list corrupt");
 		}
 		ret = action->handler(irq, action->dev_id);
+		if (tr)
+			irq_trace_record(IRQ_TEV_ACTION, irq,
+					 ret == IRQ_HANDLED ? IRQ_TRET_HANDLED : ret == IRQ_NONE ? IRQ_TRET_NONE : IRQ_TRET_BAD,
+					 walked | (polled ? IRQ_TRACE_ACTION_POLL : 0));
 		if (ret == IRQ_HANDLED) {
 			combined = IRQ_HANDLED;
 			if (polled)
@@ -53,7 +62,7 @@ static irqreturn_t irq_run_actions(struct irq_desc *desc, bool polled)
 	return combined;
 }
 
-irqreturn_t __handle_irq_event(struct irq_desc *desc, unsigned long *flags)
+IRQ_ALWAYS_INLINE irqreturn_t handle_irq_event(struct irq_desc *desc, unsigned long *flags, const bool tr)
 {
 	bool polled = (desc->status & IRQS_POLLING) != 0;
 	irqreturn_t ret;
@@ -72,7 +81,7 @@ irqreturn_t __handle_irq_event(struct irq_desc *desc, unsigned long *flags)
 	}
 	irq_port_unlock_irqrestore(&desc->lock, *flags);
 
-	ret = irq_run_actions(desc, polled);
+	ret = irq_run_actions(desc, polled, tr);
 	if (polled) {
 		/* ... and after them (a level request an 8259 follows is gone once the device is cleared). */
 		int8_t after = (int8_t)__irq_chip_pending(desc), before = desc->def.poll_pending_before;
@@ -93,7 +102,17 @@ irqreturn_t __handle_irq_event(struct irq_desc *desc, unsigned long *flags)
 	return ret;
 }
 
-void __irq_finish_pending(struct irq_desc *desc, unsigned long *flags)
+irqreturn_t __handle_irq_event(struct irq_desc *desc, unsigned long *flags)
+{
+	return handle_irq_event(desc, flags, false);
+}
+
+irqreturn_t __handle_irq_event_traced(struct irq_desc *desc, unsigned long *flags)
+{
+	return handle_irq_event(desc, flags, true);
+}
+
+IRQ_ALWAYS_INLINE void finish_pending(struct irq_desc *desc, unsigned long *flags, const bool tr)
 {
 	unsigned int replays;
 
@@ -109,10 +128,24 @@ void __irq_finish_pending(struct irq_desc *desc, unsigned long *flags)
 			__irq_schedule_resend(desc);
 			return;
 		}
-		__handle_irq_event(desc, flags);
+		__handle_irq_event_tr(desc, flags, tr);
 	}
-	if (desc->action && !(desc->status & IRQS_DISABLED))
-		__irq_unmask(desc);
+	if (desc->action && !(desc->status & IRQS_DISABLED)) {
+		if (tr)
+			__irq_unmask_traced(desc);
+		else
+			__irq_unmask_notrace(desc);
+	}
+}
+
+void __irq_finish_pending(struct irq_desc *desc, unsigned long *flags)
+{
+	finish_pending(desc, flags, false);
+}
+
+void __irq_finish_pending_traced(struct irq_desc *desc, unsigned long *flags)
+{
+	finish_pending(desc, flags, true);
 }
 
 void __irq_schedule_resend(struct irq_desc *desc)
@@ -145,7 +178,7 @@ static void irq_resend_timer_fn(void *arg)
 		desc->status &= ~IRQS_REPLAY;
 		/* If the handlers run right now, their owner replays it itself. */
 		if (!(desc->status & IRQS_INPROGRESS))
-			__irq_finish_pending(desc, &flags);
+			__irq_finish_pending_tr(desc, &flags, irq_trace_enabled());
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
@@ -214,13 +247,34 @@ int irq_poll_line(struct irq_desc *desc)
 	} else if (__irq_poll_defer(desc)) {
 		ret = -IRQ_EINPROGRESS;  /* the line's interrupt is on its way: it does the work */
 	} else {
+		bool tr = irq_trace_enabled();
+
 		desc->status |= IRQS_POLLING;
-		ret = __handle_irq_event(desc, &flags);
+		ret = tr ? __handle_irq_event_traced(desc, &flags) : __handle_irq_event(desc, &flags);
 		desc->status &= ~IRQS_POLLING;
 		/* A real interrupt that came during the poll runs now, as itself. */
-		__irq_finish_pending(desc, &flags);
+		if (tr)
+			__irq_finish_pending_traced(desc, &flags);
+		else
+			__irq_finish_pending(desc, &flags);
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
+	return ret;
+}
+
+int irq_poll_line_traced(struct irq_desc *desc, unsigned int why)
+{
+	unsigned int irq = desc->irq_data.irq, res;
+	int ret;
+
+	if (!irq_trace_enabled())
+		return irq_poll_line(desc);
+	irq_trace_record(IRQ_TEV_POLL_START, irq, why, 0);
+	ret = irq_poll_line(desc);
+	res = ret == IRQ_HANDLED ? IRQ_TPOLL_HANDLED : ret == IRQ_NONE ? IRQ_TPOLL_NONE
+	      : ret == -IRQ_EBUSY ? IRQ_TPOLL_BUSY : ret == -IRQ_ENOENT ? IRQ_TPOLL_NOACTION
+	      : ret == -IRQ_EAGAIN ? IRQ_TPOLL_DISABLED : ret == -IRQ_EINPROGRESS ? IRQ_TPOLL_DEFERRED : IRQ_TPOLL_OTHER;
+	irq_trace_record(IRQ_TEV_POLL_END, irq, res, 0);
 	return ret;
 }
 
@@ -276,6 +330,11 @@ int generic_handle_irq(unsigned int irq)
 		desc->stats.spurious++;
 		irq_port_unlock_irqrestore(&desc->lock, flags);
 		return -IRQ_ENODEV;
+	}
+	/* The one trace hook of a handled interrupt (trace.h): the traced copy of the flow. */
+	if (irq_trace_enabled()) {
+		irq_trace_run_flow(desc, flow);
+		return 0;
 	}
 	flow(desc);
 	return 0;

@@ -73,6 +73,7 @@ void __irq_health_begin(struct irq_desc *desc, struct irqaction *action, struct 
 		ep->cause |= cause;
 		return;
 	}
+	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_HEALTH_BEGIN, cause);
 	ep->active = true;
 	ep->cause = cause;
 	ep->since_ns = now;
@@ -95,6 +96,7 @@ void __irq_health_end(struct irq_desc *desc, struct irqaction *action, struct ir
 			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action), how,
 			     irq_log_ms(now - ep->since_ns),
 			     (unsigned long long)(__irq_subject_polled(desc, action) - ep->polled_at_start));
+	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_HEALTH_END, ep->cause);
 	ep->active = false;
 	ep->cause = 0;
 	ep->last_remind_ns = now;

@@ -38,6 +38,7 @@
 #include "policy.h"
 #include "port.h"
 #include "stats.h"
+#include "trace.h"
 
 /* Line status (desc->status), core-private. */
 #define IRQS_INPROGRESS 0x0001u  /* the handlers are running (interrupt, replay or poll) */
@@ -234,6 +235,19 @@ void __irq_unmask(struct irq_desc *desc);
 void __irq_ack(struct irq_desc *desc);
 void __irq_mask_ack(struct irq_desc *desc);
 void __irq_eoi(struct irq_desc *desc);
+/* __irq_unmask without the trace check, and with the event recorded (__irq_finish_pending's two copies). */
+void __irq_unmask_notrace(struct irq_desc *desc);
+void __irq_unmask_traced(struct irq_desc *desc);
+
+/*
+ * irq_trace_run_flow - generic_handle_irq's path when tracing is on
+ * (trace.h): irq_entry, the traced copy of @flow, irq_exit. CONTEXT:
+ * interrupt context, as a flow handler.
+ */
+void irq_trace_run_flow(struct irq_desc *desc, irq_flow_handler_t flow);
+
+/* irq_trace_line_selected - whether the trace's filter lets line @irq through (trace.c). */
+bool irq_trace_line_selected(unsigned int irq);
 
 /* What irq_chip::irq_pending said (desc->def.poll_pending_*). */
 enum irq_pending_answer {
@@ -260,6 +274,8 @@ int __irq_chip_pending(struct irq_desc *desc);
  * disabled. RETURNS IRQ_HANDLED when any action claimed it.
  */
 irqreturn_t __handle_irq_event(struct irq_desc *desc, unsigned long *flags);
+/* The same with trace events (the copy traced interrupts and polls run, trace.h). */
+irqreturn_t __handle_irq_event_traced(struct irq_desc *desc, unsigned long *flags);
 
 /*
  * __irq_finish_pending - after a run of the handlers: deal with interrupts
@@ -271,6 +287,23 @@ irqreturn_t __handle_irq_event(struct irq_desc *desc, unsigned long *flags);
  * edge for enable_irq. CONTEXT: lock held, IRQS_INPROGRESS clear.
  */
 void __irq_finish_pending(struct irq_desc *desc, unsigned long *flags);
+void __irq_finish_pending_traced(struct irq_desc *desc, unsigned long *flags);
+
+/* The copy @tr (a constant) asks for: the flows are compiled once per value (chip.c). */
+static inline __attribute__((always_inline)) irqreturn_t __handle_irq_event_tr(struct irq_desc *desc,
+									       unsigned long *flags, const bool tr)
+{
+	return tr ? __handle_irq_event_traced(desc, flags) : __handle_irq_event(desc, flags);
+}
+
+static inline __attribute__((always_inline)) void __irq_finish_pending_tr(struct irq_desc *desc,
+									  unsigned long *flags, const bool tr)
+{
+	if (tr)
+		__irq_finish_pending_traced(desc, flags);
+	else
+		__irq_finish_pending(desc, flags);
+}
 
 /*
  * __irq_enable_line - the line's depth just reached 0 (enable_irq, or the
@@ -302,6 +335,9 @@ void __irq_account_no_action(struct irq_desc *desc);
  * poll left the work to it, running no handler (once per delivery).
  */
 int irq_poll_line(struct irq_desc *desc);
+
+/* irq_poll_line_traced - irq_poll_line between poll_start (@why: IRQ_TRACE_WHY_*) and poll_end events. */
+int irq_poll_line_traced(struct irq_desc *desc, unsigned int why);
 
 /* irq_poll_schedule - arm the line's poll timer to poll it at @at_ns. CONTEXT: any. */
 void irq_poll_schedule(struct irq_desc *desc, uint64_t at_ns);

@@ -79,6 +79,32 @@
 #define IRQ_NAME_LOG_MAX 32
 #endif
 
+/*
+ * CPUs the core keeps per-CPU data for (the event trace's rings): CPU
+ * numbers 0..IRQ_NR_CPUS-1 from irq_port_cpu_id(). 8 covers the machines
+ * irqkit boots on (QEMU -smp up to 8); a port with one CPU sets 1.
+ */
+#ifndef IRQ_NR_CPUS
+#define IRQ_NR_CPUS 8
+#endif
+
+/*
+ * The event trace (trace.c, docs/trace.md). IRQ_TRACE_BUILD 0 compiles every
+ * hook out. IRQ_TRACE_ENTRIES is the size of each CPU's ring in events of
+ * 16 bytes: 16384 (256 KiB per CPU) holds a whole flood episode (1,000
+ * interrupts of about five events each, the polls and the re-enable test)
+ * several times over; a small port (the Cortex-M3 run) sets a few dozen.
+ */
+#ifndef IRQ_TRACE_BUILD
+#define IRQ_TRACE_BUILD 1
+#endif
+#ifndef IRQ_TRACE_ENTRIES
+#define IRQ_TRACE_ENTRIES 16384
+#endif
+/* Driver event names (irq_trace_tag) the trace can hold. */
+#ifndef IRQ_TRACE_TAGS
+#define IRQ_TRACE_TAGS 16
+#endif
 /* Longest reason irq_chip::irq_diagnose may give (bytes with the NUL), for the health report. */
 #ifndef IRQ_DIAGNOSIS_MAX
 #define IRQ_DIAGNOSIS_MAX 160
@@ -110,6 +136,18 @@
 #error "IRQ_NAME_LOG_MAX must be 8..256 characters"
 #endif
 
+#if IRQ_NR_CPUS < 1 || IRQ_NR_CPUS > 256
+#error "IRQ_NR_CPUS must be 1..256 CPUs"
+#endif
+#if IRQ_TRACE_BUILD != 0 && IRQ_TRACE_BUILD != 1
+#error "IRQ_TRACE_BUILD must be 0 (hooks compiled out) or 1"
+#endif
+#if IRQ_TRACE_ENTRIES < 16 || IRQ_TRACE_ENTRIES > 1048576
+#error "IRQ_TRACE_ENTRIES must be 16..1048576 events per CPU (16 bytes each)"
+#endif
+#if IRQ_TRACE_TAGS < 1 || IRQ_TRACE_TAGS > 255
+#error "IRQ_TRACE_TAGS must be 1..255 driver event names"
+#endif
 #if IRQ_DIAGNOSIS_MAX < 32 || IRQ_DIAGNOSIS_MAX > 1024
 #error "IRQ_DIAGNOSIS_MAX must be 32..1024 bytes"
 #endif

@@ -86,6 +86,31 @@ static uint64_t __irq_poll_all_deadline(struct irq_desc *desc, uint64_t now)
 	return desc->def.irqpoll_from_ns + interval;
 }
 
+/*
+ * For the trace: which defences want the line polled by @now (plus the
+ * timer's lateness), as IRQ_TRACE_WHY_* bits. Lock held.
+ */
+static unsigned int __irq_poll_why(struct irq_desc *desc, uint64_t now)
+{
+	uint64_t by = now + desc->def.poll_late_ns, t;
+	unsigned int why = 0, walked;
+	struct irqaction *a;
+
+	t = __irq_flood_deadline(desc, now);
+	why |= t && t <= by ? IRQ_TRACE_WHY_FLOOD : 0;
+	t = __irq_poll_all_deadline(desc, now);
+	why |= t && t <= by ? IRQ_TRACE_WHY_IRQPOLL : 0;
+	t = __irq_health_deadline(desc);
+	why |= t && t <= by ? IRQ_TRACE_WHY_HEALTH : 0;
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
+		t = __irq_expect_deadline(desc, a, now);
+		why |= t && t <= by ? IRQ_TRACE_WHY_EXPECT : 0;
+		t = __irq_watch_deadline(desc, a, now);
+		why |= t && t <= by ? IRQ_TRACE_WHY_WATCH : 0;
+	}
+	return why;
+}
+
 /* The earliest time any defence wants the line polled (0: none). Lock held. */
 static uint64_t __irq_poll_want(struct irq_desc *desc, uint64_t now)
 {
@@ -132,6 +157,7 @@ static void __irq_poll_arm(struct irq_desc *desc, uint64_t want, uint64_t now, u
 	if (!want) {
 		if (def->poll_at_ns) {
 			irq_poll_cancel(desc);
+			IRQ_TRACE(IRQ_TEV_POLL_ARM, desc->irq_data.irq, 1, 0);
 			def->poll_at_ns = 0;
 			__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
 		}
@@ -140,6 +166,7 @@ static void __irq_poll_arm(struct irq_desc *desc, uint64_t want, uint64_t now, u
 	if (want == def->poll_at_ns)
 		return;
 	irq_poll_schedule(desc, want);
+	IRQ_TRACE(IRQ_TEV_POLL_ARM, desc->irq_data.irq, 0, (want - now) / 1000u);
 	def->poll_at_ns = want;
 	__atomic_store_n(&def->poll_at_word, irq_poll_word_encode(want), __ATOMIC_SEQ_CST);
 	def->poll_arms++;
@@ -207,6 +234,7 @@ static void __irq_poll_note_lateness(struct irq_desc *desc, uint64_t now)
 
 /* A run of back-to-back polls from one timer expiry (see irq_poll_timer_poll). */
 struct irq_poll_chain {
+	unsigned int why;     /* IRQ_TRACE_WHY_* of this expiry, for the trace (0 when not tracing) */
 	unsigned int polls;   /* polled back to back so far, after the first */
 	uint64_t spin_until;  /* empty polls may follow until then (0: not after a find) */
 };
@@ -230,7 +258,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	unsigned int walked;
 	unsigned long flags;
 	uint64_t now, want, late;
-	int found = irq_poll_line(desc);
+	int found = irq_poll_line_traced(desc, chain->why);
 	bool again, deferred;
 	uint32_t gen;
 
@@ -297,7 +325,7 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	if (!irq_defences_active()) {
 		/* Armed by hand (irq_poll_schedule) with the defences off: just poll. */
 		irq_port_unlock_irqrestore(&desc->lock, flags);
-		irq_poll_line(desc);
+		irq_poll_line_traced(desc, IRQ_TRACE_WHY_HAND);
 		return;
 	}
 	if (!desc->action) {
@@ -321,6 +349,7 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	}
 	desc->def.polls++;
 	desc->def.timer_poll_running = true;
+	chain.why = irq_trace_enabled() ? __irq_poll_why(desc, now) : 0;
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 
 	while (irq_poll_timer_poll(desc, now, &chain))
@@ -342,7 +371,7 @@ bool irq_fixup_try_others(struct irq_desc *desc)
 		flags = irq_port_lock_irqsave(&other->lock);
 		shared = __irq_line_shared(other);
 		irq_port_unlock_irqrestore(&other->lock, flags);
-		if (!shared || irq_poll_line(other) != IRQ_HANDLED)
+		if (!shared || irq_poll_line_traced(other, IRQ_TRACE_WHY_FIXUP) != IRQ_HANDLED)
 			continue;
 		claimed = true;
 		flags = irq_port_lock_irqsave(&other->lock);

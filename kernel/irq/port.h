@@ -164,4 +164,14 @@ __attribute__((noreturn)) void irq_port_panic(const char *msg);
  */
 void irq_port_cpu_relax(void);
 
+/*
+ * irq_port_cpu_id - the number of the CPU running the caller, 0 up to
+ * IRQ_NR_CPUS - 1 (irq_config.h); a larger number is treated as an error
+ * by the core (its events are counted as dropped). Stable while interrupts
+ * are disabled; a caller with interrupts on may be moved right after, which
+ * the core allows for (the trace reserves its slot atomically).
+ * CONTEXT: any. Cheap (a per-CPU read); a one-CPU port returns 0.
+ */
+unsigned int irq_port_cpu_id(void);
+
 #endif /* IRQ_PORT_H */

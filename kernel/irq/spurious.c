@@ -140,6 +140,7 @@ static void __irq_flood_trip(struct irq_desc *desc, const struct irq_policy *p,
 	def->flood_reenable_at_ns = off_for >= IRQ_POLICY_FOREVER - now ? IRQ_POLICY_FOREVER : now + off_for;
 	def->poll_gap_ns = p->poll_quick_ns;
 	desc->status |= IRQS_DISABLED;
+	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_FLOOD_OFF, irq_log_ms(off_for));
 	__irq_mask(desc);
 	if (def->flood_testing) {
 		/* The re-enable test failed: the episode goes on, quietly (reminders tell). */
@@ -169,6 +170,7 @@ static void __irq_flood_trip(struct irq_desc *desc, const struct irq_policy *p,
 /* __irq_flood_test_passed - a re-enabled line did not flood: the episode ends. Lock held. */
 static void __irq_flood_test_passed(struct irq_desc *desc, uint64_t now)
 {
+	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_FLOOD_OVER, 0);
 	desc->def.flood_testing = false;
 	desc->def.failed_tests = 0;
 	__irq_health_end(desc, NULL, &desc->def.storm, "flood over, line back on interrupts", now);
@@ -281,6 +283,7 @@ void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now)
 	if (!def->flood_off || now < def->flood_reenable_at_ns)
 		return;
 	__irq_poll_want_moved(desc);
+	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_REENABLE, def->failed_tests);
 	def->flood_off = false;
 	def->flood_testing = true;
 	/* From here flood_off_since_ns is when the test started. */

@@ -75,6 +75,7 @@ static void __irq_watch_add_by_poll(struct irq_desc *desc, struct irqaction *act
 	w->total_samples = irq_watch_add(w->total_samples, n);
 	w->total_polled = irq_watch_add(w->total_polled, n);
 	w->polled_since_boot += n;
+	IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, IRQ_TVERD_WATCH_POLLED, n);
 	if (!(w->flags & (IRQ_WAT_POLLED | IRQ_WAT_BAD))) {
 		w->flags |= IRQ_WAT_POLLED;
 		__irq_health_begin(desc, action, &action->health, IRQ_HEALTH_WATCH_BAD,
@@ -107,6 +108,8 @@ static void __irq_watch_late_settle(struct irq_desc *desc, struct irqaction *act
 	if (!w->late_pending)
 		return;
 	w->late_unhandled += late;
+	if (late)
+		IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, IRQ_TVERD_WATCH_LATE, late);
 	__irq_watch_add_by_irq(w, late, late);
 	rest = w->late_pending - (uint32_t)late;
 	if (rest && !window_over) {
@@ -187,6 +190,7 @@ static void __irq_watch_end(struct irq_desc *desc, struct irqaction *action, con
 	if (!(w->flags & IRQ_WAT_WATCHING))
 		return;
 	w->flags &= ~IRQ_WAT_WATCHING;
+	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_WATCH_END, 0);
 	__irq_watch_late_drop(desc, w);
 	__atomic_sub_fetch(&desc->def.watching, 1, __ATOMIC_RELAXED);
 	if (how && (action->health.cause & IRQ_HEALTH_WATCH_BAD))
@@ -227,6 +231,7 @@ static void __irq_watch_judge(struct irq_desc *desc, struct irqaction *action, c
 			w->flags |= IRQ_WAT_WARY;
 		} else {
 			w->flags |= IRQ_WAT_BAD;
+			IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_WATCH_BAD, w->nr_polled);
 			irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": %u of %u deliveries came by polling: bad, polled for good\n",
 				     desc->irq_data.irq, IRQ_NAME_LOG_MAX, action->name, (unsigned int)w->nr_polled,
 				     (unsigned int)w->nr_samples);

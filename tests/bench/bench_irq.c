@@ -5,7 +5,12 @@
  * one poll through irq_poll_line(), and one lock/unlock pair of the host
  * port (to separate the port's cost from the core's).
  *
- *   bench_irq MODE N    MODE: edge | fasteoi | level | poll | lockpair
+ *   bench_irq MODE N    MODE: edge | fasteoi | level | poll | lockpair | edge-traced | record
+ *
+ * edge-traced is edge with the event trace on (kernel/irq/trace.h), record
+ * one irq_trace_record() call; both print "events_per_op E" (events the
+ * rings hold after the run, per operation). The bench is built with rings
+ * large enough that nothing is dropped (irq.mk).
  *
  * Each mode runs a warm-up first, then bench_irq_measure() runs the mode's
  * loop N times; it is the only function callgrind collects
@@ -76,6 +81,12 @@ MEASURED void bench_irq_run_poll(unsigned long n)
 		irq_poll_line(desc);
 }
 
+MEASURED void bench_irq_run_record(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		irq_trace_record(IRQ_TEV_DRV, EDGE_LINE, IRQ_TDRV_MARK, (uint32_t)i);
+}
+
 static irq_port_lock_t bench_lock;
 
 MEASURED void bench_irq_run_lockpair(unsigned long n)
@@ -112,7 +123,10 @@ int main(int argc, char **argv)
 		{ "level", bench_irq_run_level },
 		{ "poll", bench_irq_run_poll },
 		{ "lockpair", bench_irq_run_lockpair },
+		{ "edge-traced", bench_irq_run_edge },
+		{ "record", bench_irq_run_record },
 	};
+	bool traced;
 	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 10) : 0;
 	uint64_t locks_before;
 	size_t m;
@@ -121,7 +135,7 @@ int main(int argc, char **argv)
 		if (argc > 1 && strcmp(argv[1], modes[m].name) == 0)
 			break;
 	if (m == sizeof(modes) / sizeof(modes[0]) || n == 0) {
-		fprintf(stderr, "usage: bench_irq edge|fasteoi|level|poll|lockpair N\n");
+		fprintf(stderr, "usage: bench_irq edge|fasteoi|level|poll|lockpair|edge-traced|record N\n");
 		return 2;
 	}
 	irq_host_reset();
@@ -131,12 +145,30 @@ int main(int argc, char **argv)
 	setup_line(FASTEOI_LINE, handle_fasteoi_irq);
 	setup_line(LEVEL_LINE, handle_level_irq);
 
+	traced = strcmp(modes[m].name, "edge-traced") == 0 || strcmp(modes[m].name, "record") == 0;
+	if (traced && irq_trace_start("all")) {
+		fprintf(stderr, "bench_irq: irq_trace_start failed\n");
+		return 1;
+	}
 	irq_host_irq_enter();  /* the arch entry code calls in with interrupts off */
 	modes[m].run(WARMUP_OPS);
 	locks_before = irq_host_lock_count();
 	bench_irq_measure(modes[m].run, n);
 	printf("locks_per_op %.2f\n", (double)(irq_host_lock_count() - locks_before) / (double)n);
 	irq_host_irq_exit();
+	if (traced) {
+		struct irq_trace_status st;
+
+		irq_trace_get_status(&st);
+		printf("events_per_op %.2f\n", (double)st.events / (double)(WARMUP_OPS + n));
+		if (st.dropped) {
+			fprintf(stderr, "bench_irq: %llu trace events dropped: rings too small\n",
+				(unsigned long long)st.dropped);
+			return 1;
+		}
+		if (m == 5)
+			m = 0;  /* the handler-call check below */
+	}
 	if (m < 4 && handled != (WARMUP_OPS + n)) {
 		fprintf(stderr, "bench_irq: %lu handler calls, expected %lu\n", handled, WARMUP_OPS + n);
 		return 1;

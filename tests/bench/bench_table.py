@@ -253,6 +253,12 @@ def hot_rows(irq, dfn):
         rows.append((label, "Ir per interrupt", cond,
                      {"irqkit": v, "tejun2010": nm("bench-irq: default profile only"),
                       "mainline": nm("bench-irq: default profile only")}))
+    if "edge-traced" in by and "edge" in by:
+        t = by["edge-traced"]
+        per = (t["ir"] - by["edge"]["ir"]) / t["events"] if t.get("events") else 0
+        rows.append(("handled edge interrupt, event trace on (docs/trace.md)", "Ir per interrupt (events)", cond,
+                     {p: f"{t['ir']:.1f} ({t.get('events', 0):g} events, {per:.1f} Ir each)" if p == "irqkit"
+                      else nm("bench-irq: default profile only") for p in POLICIES}))
     if "lockpair" in by:
         rows.append(("host port lock+unlock pair (part of the above)", "Ir", cond,
                      {p: f"{by['lockpair']['ir']:.1f}" if p == "irqkit" else "same (no profile involved)"

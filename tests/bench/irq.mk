@@ -7,12 +7,14 @@
 IRQ_BENCH_CORE_SRCS := $(sort $(wildcard kernel/irq/*.c))
 IRQ_BENCH_BIN := $(BUILD)/host/bench/bench_irq
 IRQ_BENCH_OPS ?= 20000
-IRQ_BENCH_MODES := edge fasteoi level poll lockpair
+# Trace rings that hold every event of the traced modes (one CPU, 1M events of 16 bytes).
+IRQ_BENCH_TRACE_CFLAGS := -DIRQ_NR_CPUS=1 -DIRQ_TRACE_ENTRIES=1048576
+IRQ_BENCH_MODES := edge fasteoi level poll lockpair edge-traced record
 
 $(IRQ_BENCH_BIN): tests/bench/bench_irq.c $(IRQ_BENCH_CORE_SRCS) tests/host/irq_port_host.c \
 		  $(wildcard kernel/irq/*.h) tests/host/irq_port_host.h
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -DIRQKIT_HOST=1 $(HOST_INC) \
+	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -DIRQKIT_HOST=1 $(HOST_INC) $(IRQ_BENCH_TRACE_CFLAGS) \
 		tests/bench/bench_irq.c $(IRQ_BENCH_CORE_SRCS) tests/host/irq_port_host.c -o $@ -lpthread
 
 .PHONY: bench-irq
@@ -26,17 +28,22 @@ bench-irq: $(IRQ_BENCH_BIN)
 			> $$out/irq-$$mode.txt 2> $$out/irq-$$mode.log || { cat $$out/irq-$$mode.log; exit 1; }; \
 		ir=$$(awk '/^(summary|totals):/ { print $$2; exit }' $$out/irq-$$mode.callgrind); \
 		locks=$$(awk '/^locks_per_op/ { print $$2 }' $$out/irq-$$mode.txt); \
-		echo "$$mode $$ir $$locks"; \
+		events=$$(awk '/^events_per_op/ { print $$2 }' $$out/irq-$$mode.txt); \
+		echo "$$mode $$ir $$locks $${events:-0}"; \
 	done | awk -v ops=$(IRQ_BENCH_OPS) -v json=$(BENCH_JSON_DIR)/irq.json \
 		-v cc="$$($(HOSTCC) -dumpfullversion)" -v vg="$$(valgrind --version)" ' \
-		{ name[NR] = $$1; per[NR] = $$2 / ops; locks[NR] = $$3; if ($$1 == "lockpair") pair = $$2 / ops } \
+		{ name[NR] = $$1; per[NR] = $$2 / ops; locks[NR] = $$3; events[NR] = $$4; if ($$1 == "lockpair") pair = $$2 / ops; \
+		  if ($$1 == "edge") edge = $$2 / ops } \
 		END { printf "{\"bench\": \"irq\", \"ops\": %d, \"cc\": \"%s\", \"valgrind\": \"%s\", \"rows\": [", \
 			ops, cc, vg > json; \
-		for (i = 1; i <= NR; i++) printf "%s{\"mode\": \"%s\", \"ir\": %.1f, \"locks\": %.0f}", \
-			(i > 1 ? ", " : ""), name[i], per[i], locks[i] + 0 > json; \
+		for (i = 1; i <= NR; i++) printf "%s{\"mode\": \"%s\", \"ir\": %.1f, \"locks\": %.0f, \"events\": %.2f}", \
+			(i > 1 ? ", " : ""), name[i], per[i], locks[i] + 0, events[i] + 0 > json; \
 		print "]}" > json; \
 		for (i = 1; i <= NR; i++) { \
 			if (name[i] == "lockpair") printf "  %-26s %7.1f Ir\n", "host port lock+unlock pair", per[i]; \
+			else if (name[i] == "record") printf "  %-26s %7.1f Ir  (trace on: one irq_trace_record)\n", "one trace event", per[i]; \
+			else if (name[i] == "edge-traced") printf "  %-26s %7.1f Ir  (trace on: %.2f events, %.1f Ir each over the untraced edge)\n", \
+				"one traced edge interrupt", per[i], events[i], (per[i] - edge) / events[i]; \
 			else printf "  %-26s %7.1f Ir  (%.0f port lock pairs; core alone ~%.1f Ir)\n", \
 				"one " name[i] (name[i] == "poll" ? " of an edge line" : " interrupt"), \
 				per[i], locks[i], per[i] - locks[i] * pair; } }'

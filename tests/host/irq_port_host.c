@@ -365,6 +365,19 @@ void irq_port_cpu_relax(void)
 	sched_yield();
 }
 
+/* The CPU a test thread plays (irq_host_set_cpu); 0 unless set. */
+static __thread unsigned int host_cpu_id;
+
+unsigned int irq_port_cpu_id(void)
+{
+	return host_cpu_id;
+}
+
+void irq_host_set_cpu(unsigned int cpu)
+{
+	host_cpu_id = cpu;
+}
+
 uint64_t irq_host_relax_count(void) { return __atomic_load_n(&relax_calls, __ATOMIC_RELAXED); }
 uint64_t irq_host_lock_count(void) { return __atomic_load_n(&lock_calls, __ATOMIC_RELAXED); }
 

@@ -72,6 +72,8 @@ void irq_host_irq_exit(void);             /* end it (restores the previous state
 
 /* ---- counters -------------------------------------------------------------- */
 
+/* irq_port_cpu_id() of the calling thread from now on (default 0; a number >= IRQ_NR_CPUS tests the core's check). */
+void irq_host_set_cpu(unsigned int cpu);
 uint64_t irq_host_relax_count(void);      /* irq_port_cpu_relax calls, all threads */
 uint64_t irq_host_lock_count(void);       /* irq_port_lock_irqsave calls, all threads */
 

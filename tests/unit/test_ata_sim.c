@@ -770,6 +770,13 @@ void ata_hw_expect(struct ata_channel *ch)
 	}
 }
 
+void ata_hw_trace_cmd(struct ata_channel *ch, bool end, uint32_t value)
+{
+	(void)ch;
+	(void)end;
+	(void)value;
+}
+
 void ata_hw_unexpect(struct ata_channel *ch, bool timedout)
 {
 	(void)ch;

@@ -443,3 +443,12 @@ void irq_port_cpu_relax(void)
 {
 	template_spin_hint();
 }
+
+/*
+ * PORT: the number of the CPU this runs on, 0..IRQ_NR_CPUS-1 (a per-CPU
+ * variable, or the CPU's own ID register mapped to a dense number). One CPU: 0.
+ */
+unsigned int irq_port_cpu_id(void)
+{
+	return 0;
+}

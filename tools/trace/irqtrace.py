@@ -1,0 +1,759 @@
+#!/usr/bin/env python3
+"""irqtrace.py - read a dump of irqkit's interrupt-core event trace and draw it.
+
+The input is the text `trace dump` prints on the serial console (format v1,
+docs/trace.md), alone or inside a saved serial log: lines that do not start
+with '@' (the kernel's other messages, the shell) are skipped; the LAST dump
+in the input is read. It must be whole: a header line, every event line
+numbered in order, an end line whose count and FNV-1a hash match. Anything
+else (an empty input, a truncated or corrupted dump, another format version)
+is an error that names the line, and nothing is written.
+
+    irqtrace.py DUMP [--json OUT.json] [--html OUT.html] [--svg OUT.svg]
+                     [--summary] [--title TEXT] [--lines 14,11] [--window START_MS:END_MS]
+
+    --json     Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev): a track
+               per CPU and per line, instants for verdicts and state changes, flow
+               arrows from each expect_irq to the run of the handlers that ended it
+    --html     one self-contained page: the SVG timeline, zoom, legend, per-line summary
+    --svg      the SVG timeline alone (the course's pictures, docs/course/)
+    --summary  a text summary on stdout (also the default when no output is asked for)
+
+Standard library only; nothing is fetched at run time. Exit status: 0, 2 on
+a bad input (message on stderr, no traceback), 1 when an output cannot be written.
+"""
+import argparse
+import html
+import json
+import os
+import re
+import sys
+import tempfile
+
+FORMAT_VERSION = 1
+FNV_OFFSET = 2166136261
+FNV_PRIME = 16777619
+
+# The events of format v1 and the fields each carries (docs/trace.md, "Events").
+EVENTS = {
+    "irq_entry": ("flow",),
+    "irq_exit": ("flow",),
+    "action": ("idx", "ret", "run"),
+    "chip": ("op",),
+    "poll_start": ("why",),
+    "poll_end": ("result",),
+    "expect": ("token",),
+    "unexpect": ("token", "by"),
+    "verdict": ("kind",),          # + token or count
+    "state": ("what",),            # + token or value
+    "poll_arm": (),                # in_us or cancel
+    "drv": ("name", "kind", "value"),
+}
+VALUES = {
+    "flow": {"none", "edge", "level", "fasteoi", "custom"},
+    "ret": {"none", "handled", "bad"},
+    "run": {"irq", "poll"},
+    "op": {"mask", "unmask", "ack", "mask_ack", "eoi"},
+    "result": {"none", "handled", "busy", "noaction", "disabled", "deferred", "other"},
+    "by": {"irq", "poll", "timeout"},
+    "kind": {"late", "unsure", "lost", "beat", "watch_late", "watch_polled", "begin", "end", "mark"},
+    "what": {"verified", "distrusted", "flood_off", "reenable", "flood_over", "watch_bad", "watch_end",
+             "health_begin", "health_end"},
+}
+WHY = {"expect", "watch", "flood", "irqpoll", "fixup", "health", "hand", "none"}
+HEADER_RX = re.compile(r"^@irqkit-trace v(\d+)((?: \w+=\S+)*)$")
+END_RX = re.compile(r"^@irqkit-trace-end v(\d+)((?: \w+=\S+)*)$")
+EVENT_RX = re.compile(r"^@T (\d+) (\d+) (\d+) ([a-z_]+) (\d+|-)((?: [a-z_]+=\S+)*)$")
+KV_RX = re.compile(r" ([a-z_]+)=(\S+)")
+
+# Colours of the timeline (SVG and HTML legend).
+COLORS = {
+    "irq": "#3b78c2",       # an interrupt's run (irq_entry..irq_exit)
+    "unclaimed": "#c23b3b",  # ... that no handler claimed
+    "poll": "#e59a1c",      # a poll (poll_start..poll_end)
+    "poll_found": "#2e9e4f",  # ... that found work
+    "drv": "#8c6bb1",       # a driver's command / transfer
+    "expect": "#1f9aa8",    # expect_irq .. unexpect_irq
+    "verdict": "#000000",   # verdicts
+    "state": "#d0309a",     # state changes
+    "chip": "#888888",      # chip operations
+}
+
+
+class TraceError(Exception):
+    """A bad input: the message names the line."""
+
+
+class Event:
+    __slots__ = ("seq", "cpu", "ts", "name", "line", "f", "src")
+
+    def __init__(self, seq, cpu, ts, name, line, fields, src):
+        self.seq, self.cpu, self.ts, self.name, self.line, self.f, self.src = seq, cpu, ts, name, line, fields, src
+
+
+def fnv1a(h, text):
+    for b in text.encode("ascii", "replace") + b"\n":
+        h = ((h ^ b) * FNV_PRIME) & 0xFFFFFFFF
+    return h
+
+
+def parse_kv(text):
+    return dict(KV_RX.findall(text))
+
+
+def check_fields(name, fields, where):
+    for key in EVENTS[name]:
+        if key not in fields:
+            raise TraceError(f"{where}: event {name} lacks its field {key}=")
+    for key, value in fields.items():
+        if key in VALUES and value not in VALUES[key]:
+            raise TraceError(f"{where}: event {name}: {key}={value} is not a value format v1 knows")
+        if key in ("idx", "value", "count", "in_us") and not value.isdigit():
+            raise TraceError(f"{where}: event {name}: {key}={value} is not a number")
+        if key == "token" and not re.fullmatch(r"[0-9a-f]{8}", value):
+            raise TraceError(f"{where}: event {name}: token={value} is not 8 hex digits")
+    if name == "poll_start" and not set(fields["why"].split("+")) <= WHY:
+        raise TraceError(f"{where}: event poll_start: why={fields['why']} names an unknown reason")
+    if name == "verdict" and "token" not in fields and "count" not in fields:
+        raise TraceError(f"{where}: event verdict lacks token= or count=")
+    if name == "state" and "token" not in fields and "value" not in fields:
+        raise TraceError(f"{where}: event state lacks token= or value=")
+    if name == "poll_arm" and "in_us" not in fields and "cancel" not in fields:
+        raise TraceError(f"{where}: event poll_arm lacks in_us= or cancel=")
+
+
+def parse(text, source="input"):
+    """The last whole dump in @text: (header fields, [Event], end fields, skipped line count)."""
+    if not text.strip():
+        raise TraceError(f"{source}: empty input: no trace dump in it")
+    lines = text.replace("\r", "").split("\n")
+    starts = [i for i, l in enumerate(lines) if l.strip().startswith("@irqkit-trace v")]
+    if not starts:
+        if any(l.strip().startswith("@T ") for l in lines):
+            first = next(i for i, l in enumerate(lines) if l.strip().startswith("@T "))
+            raise TraceError(f"{source}:{first + 1}: event lines without the '@irqkit-trace v' header line "
+                             "(the start of the dump is missing)")
+        raise TraceError(f"{source}: no trace dump found (no '@irqkit-trace v' header line); "
+                         "was `trace dump` captured?")
+    start = starts[-1]
+    where = f"{source}:{start + 1}"
+    m = HEADER_RX.match(lines[start].strip())
+    if not m:
+        raise TraceError(f"{where}: malformed header line: {lines[start].strip()[:80]!r}")
+    version = int(m.group(1))
+    if version != FORMAT_VERSION:
+        raise TraceError(f"{where}: trace format v{version}; this tool reads v{FORMAT_VERSION} only "
+                         "(use the tools/trace/ of the kernel that made the dump)")
+    header = parse_kv(m.group(2))
+    for key in ("cpus", "ring", "slots", "dropped"):
+        if not header.get(key, "").isdigit():
+            raise TraceError(f"{where}: header lacks {key}=N")
+    events, skipped, h, end = [], 0, FNV_OFFSET, None
+    for i in range(start + 1, len(lines)):
+        raw = lines[i].strip()
+        where = f"{source}:{i + 1}"
+        if not raw.startswith("@"):
+            skipped += 1
+            continue
+        if raw.startswith("@irqkit-trace-end"):
+            end = (i, raw)
+            break
+        if raw.startswith("@irqkit-trace v"):
+            raise TraceError(f"{where}: a new dump begins before the end line of the one at line {start + 1}")
+        m = EVENT_RX.match(raw)
+        if not m:
+            raise TraceError(f"{where}: malformed event line (corrupted?): {raw[:80]!r}")
+        seq, cpu, ts, name, line = int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4), m.group(5)
+        if seq != len(events):
+            raise TraceError(f"{where}: event #{seq} where #{len(events)} was due: lines are missing or repeated")
+        if name not in EVENTS:
+            raise TraceError(f"{where}: unknown event {name!r} (format v{FORMAT_VERSION})")
+        if cpu >= int(header["cpus"]):
+            raise TraceError(f"{where}: CPU {cpu} but the header says cpus={header['cpus']}")
+        fields = parse_kv(m.group(6))
+        check_fields(name, fields, where)
+        h = fnv1a(h, raw)
+        events.append(Event(seq, cpu, ts, name, None if line == "-" else int(line), fields, i + 1))
+    if end is None:
+        last = events[-1].src if events else start + 1
+        raise TraceError(f"{source}:{last}: truncated: no '@irqkit-trace-end' line after {len(events)} events "
+                         f"(the dump begins at line {start + 1})")
+    i, raw = end
+    where = f"{source}:{i + 1}"
+    m = END_RX.match(raw)
+    if not m:
+        raise TraceError(f"{where}: malformed end line: {raw[:80]!r}")
+    if int(m.group(1)) != version:
+        raise TraceError(f"{where}: end line of format v{m.group(1)} closes a v{version} dump")
+    tail = parse_kv(m.group(2))
+    for key in ("events", "dropped", "hash"):
+        if key not in tail:
+            raise TraceError(f"{where}: end line lacks {key}=")
+    if int(tail["events"]) != len(events):
+        raise TraceError(f"{where}: the end line counts {tail['events']} events, {len(events)} were read: "
+                         "lines are missing")
+    if tail["hash"] != f"{h:08x}":
+        raise TraceError(f"{where}: hash {tail['hash']} in the end line, {h:08x} over the event lines: "
+                         "the dump is corrupted")
+    return header, events, tail, skipped
+
+
+# ---------------------------------------------------------------------------
+# The model: slices per track, instants, flows.
+
+class Model:
+    def __init__(self, header, events, tail):
+        self.header, self.events, self.tail = header, events, tail
+        self.slices = []      # (track, name, cat, start_ns, end_ns, args)
+        self.instants = []    # (track, name, cat, ts_ns, args)
+        self.flows = []       # (token, expect Event, ending run: (track, ts_ns))
+        self.order_errors = []  # per-CPU timestamp order broken: (cpu, Event, previous ts)
+        self.unclosed = 0
+        self.lines = {}       # line -> per-line counters
+        self.t0 = min((e.ts for e in events), default=0)
+        self.t1 = max((e.ts for e in events), default=0)
+        self._build()
+
+    def stat(self, line):
+        return self.lines.setdefault(line, {
+            "irqs": 0, "unclaimed": 0, "polls": 0, "polls_found": 0, "verdicts": {}, "states": {},
+            "expects": 0, "by_irq": 0, "by_poll": 0, "timeouts": 0, "chip": 0, "drv": 0})
+
+    def _build(self):
+        last_ts = {}
+        open_irq = {}     # cpu -> stack of [line, start, claimed, run event]
+        open_poll = {}    # cpu -> stack of [line, start, why, found]
+        open_drv = {}     # (line, name) -> start event
+        open_exp = {}     # token -> expect event
+        pending_unexp = {}  # token -> unexpect event, awaiting the run that carries it
+        for e in self.events:
+            prev = last_ts.get(e.cpu)
+            if prev is not None and e.ts < prev:
+                self.order_errors.append((e.cpu, e, prev))
+            last_ts[e.cpu] = e.ts
+            cpu_track = ("cpu", e.cpu)
+            line_track = ("line", e.line)
+            st = self.stat(e.line) if e.line is not None else None
+            if e.name == "irq_entry":
+                open_irq.setdefault(e.cpu, []).append([e.line, e.ts, False, e])
+                st["irqs"] += 1
+            elif e.name == "irq_exit":
+                stack = open_irq.get(e.cpu)
+                if stack and stack[-1][0] == e.line:
+                    line, start, claimed, _ = stack.pop()
+                    name = f"irq {line}" + ("" if claimed else " unclaimed")
+                    cat = "irq" if claimed else "unclaimed"
+                    if not claimed:
+                        st["unclaimed"] += 1
+                    args = {"flow": e.f["flow"], "claimed": claimed}
+                    self.slices.append((cpu_track, name, cat, start, e.ts, args))
+                    self.slices.append((("line", line), name, cat, start, e.ts, args))
+            elif e.name == "poll_start":
+                open_poll.setdefault(e.cpu, []).append([e.line, e.ts, e.f["why"], False])
+                st["polls"] += 1
+            elif e.name == "poll_end":
+                stack = open_poll.get(e.cpu)
+                if stack and stack[-1][0] == e.line:
+                    line, start, why, _ = stack.pop()
+                    found = e.f["result"] == "handled"
+                    st["polls_found"] += found
+                    cat = "poll_found" if found else "poll"
+                    name = f"poll {line} ({why}): {e.f['result']}"
+                    args = {"why": why, "result": e.f["result"]}
+                    self.slices.append((cpu_track, name, cat, start, e.ts, args))
+                    self.slices.append((("line", line), name, cat, start, e.ts, args))
+            elif e.name == "action":
+                if e.f["ret"] == "handled":
+                    if e.f["run"] == "irq" and open_irq.get(e.cpu):
+                        open_irq[e.cpu][-1][2] = True
+                    # The unexpect_irq its handler called ends in this run: the flow's end.
+                    track = ("line", e.line)
+                    for tok, (ue, exp) in list(pending_unexp.items()):
+                        if ue.line == e.line and ue.cpu == e.cpu:
+                            self.flows.append((tok, exp, (track, e.ts), ue))
+                            del pending_unexp[tok]
+                self.instants.append((line_track, f"handler {e.f['idx']}: {e.f['ret']}", "chip", e.ts, dict(e.f)))
+            elif e.name == "chip":
+                st["chip"] += 1
+                self.instants.append((line_track, e.f["op"], "chip", e.ts, dict(e.f)))
+            elif e.name == "expect":
+                st["expects"] += 1
+                open_exp[e.f["token"]] = e
+                self.instants.append((("exp", e.line), "expect_irq", "expect", e.ts, dict(e.f)))
+            elif e.name == "unexpect":
+                by = e.f["by"]
+                st["by_irq" if by == "irq" else "by_poll" if by == "poll" else "timeouts"] += 1
+                tok = e.f["token"]
+                exp = open_exp.pop(tok, None)  # the handler may expect the next one before it returns
+                if exp is not None:
+                    self.slices.append((("exp", e.line), f"expecting ({by})", "expect", exp.ts, e.ts, dict(e.f)))
+                    if by != "timeout":
+                        pending_unexp[tok] = (e, exp)
+                self.instants.append((("exp", e.line), f"unexpect_irq by {by}", "expect", e.ts, dict(e.f)))
+            elif e.name == "verdict":
+                k = e.f["kind"]
+                st["verdicts"][k] = st["verdicts"].get(k, 0) + 1
+                self.instants.append((line_track, f"verdict {k}", "verdict", e.ts, dict(e.f)))
+            elif e.name == "state":
+                w = e.f["what"]
+                st["states"][w] = st["states"].get(w, 0) + 1
+                self.instants.append((line_track, w, "state", e.ts, dict(e.f)))
+            elif e.name == "poll_arm":
+                label = "poll timer cancelled" if "cancel" in e.f else f"poll timer +{int(e.f['in_us'])} us"
+                self.instants.append((line_track, label, "chip", e.ts, dict(e.f)))
+            elif e.name == "drv":
+                key = (e.line, e.f["name"])
+                st["drv"] += 1
+                if e.f["kind"] == "begin":
+                    open_drv[key] = e
+                elif e.f["kind"] == "end" and key in open_drv:
+                    b = open_drv.pop(key)
+                    self.slices.append((("drv", e.line), f"{e.f['name']} {int(b.f['value']):#x}", "drv", b.ts, e.ts,
+                                        {"begin": int(b.f["value"]), "end": int(e.f["value"])}))
+                else:
+                    self.instants.append((("drv", e.line), f"{e.f['name']} {e.f['kind']}", "drv", e.ts, dict(e.f)))
+        # Whatever is still open ran past the end of the trace (a full ring dropped its end).
+        for cpu, stack in open_irq.items():
+            for line, start, claimed, _ in stack:
+                self.unclosed += 1
+                for tr in (("cpu", cpu), ("line", line)):
+                    self.slices.append((tr, f"irq {line} (end not recorded)", "irq", start, self.t1, {"open": True}))
+        for cpu, stack in open_poll.items():
+            for line, start, why, _ in stack:
+                self.unclosed += 1
+                for tr in (("cpu", cpu), ("line", line)):
+                    self.slices.append((tr, f"poll {line} ({why}) (end not recorded)", "poll", start, self.t1,
+                                        {"open": True}))
+        for (line, name), b in open_drv.items():
+            self.unclosed += 1
+            self.slices.append((("drv", line), f"{name} (end not recorded)", "drv", b.ts, self.t1, {"open": True}))
+
+    def tracks(self, every=False):
+        """The tracks in display order: CPUs, then per line its runs, expects and driver events. Lines
+        with nothing but chip calls (the masks of boot) only when @every."""
+        seen = set(t for t, *_ in self.slices) | set(t for t, n, cat, *_ in self.instants if every or cat != "chip")
+        cpus = sorted(t for t in seen if t[0] == "cpu")
+        lines = sorted({t[1] for t in seen if t[0] in ("line", "drv", "exp") and t[1] is not None})
+        out = list(cpus)
+        for l in lines:
+            for kind in ("line", "exp", "drv"):
+                if (kind, l) in seen:
+                    out.append((kind, l))
+        if ("line", None) in seen:
+            out.append(("line", None))
+        return out
+
+
+def track_name(t):
+    kind, n = t
+    if kind == "cpu":
+        return f"CPU {n}"
+    if n is None:
+        return "no line"
+    return {"line": f"line {n}", "exp": f"line {n}: expecting", "drv": f"line {n}: driver"}[kind]
+
+
+# ---------------------------------------------------------------------------
+# Chrome trace-event JSON (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU)
+
+PID = {"cpu": 1, "line": 2, "exp": 2, "drv": 2}
+
+
+def tid_of(t):
+    kind, n = t
+    n = -1 if n is None else n
+    return n if kind == "cpu" else n * 3 + {"line": 0, "exp": 1, "drv": 2}[kind]
+
+
+def to_chrome(model, title):
+    evs = [{"name": "process_name", "ph": "M", "pid": 1, "tid": 0, "args": {"name": "CPUs"}},
+           {"name": "process_name", "ph": "M", "pid": 2, "tid": 0, "args": {"name": "interrupt lines"}}]
+    for t in model.tracks(every=True):
+        evs.append({"name": "thread_name", "ph": "M", "pid": PID[t[0]], "tid": tid_of(t), "args": {"name": track_name(t)}})
+        evs.append({"name": "thread_sort_index", "ph": "M", "pid": PID[t[0]], "tid": tid_of(t),
+                    "args": {"sort_index": tid_of(t)}})
+    us = lambda ns: (ns - model.t0) / 1000.0
+    timed = []
+    # B/E pairs per track, sorted so that they nest: at one instant, ends before begins, longer first.
+    for t, name, cat, s, e, args in model.slices:
+        timed.append((s, 1, -(e - s), {"name": name, "cat": cat, "ph": "B", "ts": us(s), "pid": PID[t[0]],
+                                        "tid": tid_of(t), "args": args}))
+        timed.append((e, 0, (e - s), {"name": name, "cat": cat, "ph": "E", "ts": us(e), "pid": PID[t[0]],
+                                       "tid": tid_of(t)}))
+    for t, name, cat, ts, args in model.instants:
+        timed.append((ts, 2, 0, {"name": name, "cat": cat, "ph": "i", "s": "t", "ts": us(ts), "pid": PID[t[0]],
+                                  "tid": tid_of(t), "args": args}))
+    for n, (tok, exp, (track, end_ts), ue) in enumerate(model.flows):
+        d = ("exp", exp.line)
+        timed.append((exp.ts, 3, 0, {"name": "expect_irq", "cat": "expect", "ph": "s", "id": n + 1, "ts": us(exp.ts),
+                                      "pid": PID[d[0]], "tid": tid_of(d), "bp": "e"}))
+        timed.append((end_ts, 3, 0, {"name": "expect_irq", "cat": "expect", "ph": "f", "id": n + 1, "ts": us(end_ts),
+                                      "pid": PID[track[0]], "tid": tid_of(track), "bp": "e",
+                                      "args": {"token": tok, "by": ue.f["by"]}}))
+    timed.sort(key=lambda x: (x[0], x[1], x[2]))
+    evs += [x[3] for x in timed]
+    meta = {"title": title, "format": f"irqkit-trace v{FORMAT_VERSION}", "events": len(model.events),
+            "dropped": int(model.tail["dropped"]), "unclosed_slices": model.unclosed,
+            "t0_ns": model.t0}
+    return {"traceEvents": evs, "displayTimeUnit": "ns", "otherData": meta}
+
+
+def check_chrome(doc):
+    """The checks tests/trace run on the JSON: RETURNS a list of problems (empty: fine)."""
+    problems = []
+    if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
+        return ["no traceEvents list"]
+    stacks, last = {}, {}
+    for n, ev in enumerate(doc["traceEvents"]):
+        for key in ("name", "ph", "pid", "tid"):
+            if key not in ev:
+                problems.append(f"event {n} lacks {key}")
+        ph = ev.get("ph")
+        if ph not in ("B", "E", "i", "s", "f", "M", "X"):
+            problems.append(f"event {n}: unknown ph {ph!r}")
+        if ph == "M":
+            continue
+        if not isinstance(ev.get("ts"), (int, float)):
+            problems.append(f"event {n} lacks a numeric ts")
+            continue
+        track = (ev.get("pid"), ev.get("tid"))
+        if ev["ts"] < last.get(track, float("-inf")):
+            problems.append(f"event {n}: ts {ev['ts']} goes back on track {track}")
+        last[track] = ev["ts"]
+        if ph == "B":
+            stacks.setdefault(track, []).append(ev.get("name"))
+        elif ph == "E":
+            st = stacks.get(track)
+            if not st:
+                problems.append(f"event {n}: E without B on track {track}")
+            elif st[-1] != ev.get("name"):
+                problems.append(f"event {n}: E of {ev.get('name')!r} closes {st[-1]!r} on track {track}")
+                st.pop()
+            else:
+                st.pop()
+        elif ph in ("s", "f") and "id" not in ev:
+            problems.append(f"event {n}: flow event without id")
+    for track, st in stacks.items():
+        if st:
+            problems.append(f"track {track}: {len(st)} B without E ({st[-1]!r})")
+    return problems
+
+
+# ---------------------------------------------------------------------------
+# SVG timeline (also the HTML page's picture)
+
+LANE_H, LABEL_W, PLOT_W, TOP, AXIS_H = 26, 190, 1000, 30, 24
+
+
+def nice_step(span_ns, ticks=8):
+    raw = max(span_ns / ticks, 1)
+    mag = 10 ** (len(str(int(raw))) - 1)
+    for m in (1, 2, 5, 10):
+        if raw <= m * mag:
+            return m * mag
+    return 10 * mag
+
+
+def fmt_ns(ns):
+    if ns >= 1e9:
+        return f"{ns / 1e9:g} s"
+    if ns >= 1e6:
+        return f"{ns / 1e6:g} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:g} us"
+    return f"{ns:g} ns"
+
+
+def to_svg(model, title, window=None):
+    if window:
+        t0, t1 = window
+    else:  # from the first thing drawn (the chip calls of boot are not drawn)
+        drawn = [r[3] for r in model.slices] + [r[3] for r in model.instants if r[2] != "chip"]
+        t0 = min(drawn, default=model.t0)
+        t1 = max(model.t1, t0 + 1)
+        t0 = max(model.t0, t0 - (t1 - t0) // 50)
+    span = max(t1 - t0, 1)
+    tracks = model.tracks()
+    lane = {t: i for i, t in enumerate(tracks)}
+    height = TOP + AXIS_H + LANE_H * len(tracks) + 90
+    width = LABEL_W + PLOT_W + 20
+    x = lambda ns: LABEL_W + (ns - t0) * PLOT_W / span
+    y = lambda t: TOP + AXIS_H + lane[t] * LANE_H
+    esc = html.escape
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" id="timeline" viewBox="0 0 {width} {height}" '
+           f'width="{width}" height="{height}" font-family="sans-serif" font-size="11" '
+           f'data-t0="{t0}" data-t1="{t1}" data-plot-x="{LABEL_W}" data-plot-w="{PLOT_W}">',
+           f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
+           f'<text x="8" y="18" font-size="14" font-weight="bold">{esc(title)}</text>']
+    step = nice_step(span)
+    k = t0 + step  # ticks from the window's start, labelled with the time since it
+    out.append('<g class="axis">')
+    while k <= t1:
+        out.append(f'<line x1="{x(k):.1f}" y1="{TOP + AXIS_H - 4}" x2="{x(k):.1f}" '
+                   f'y2="{TOP + AXIS_H + LANE_H * len(tracks)}" stroke="#e4e4e4"/>'
+                   f'<text x="{x(k):.1f}" y="{TOP + AXIS_H - 8}" text-anchor="middle" fill="#555">'
+                   f'+{esc(fmt_ns(k - t0))}</text>')
+        k += step
+    out.append('</g>')
+    for t in tracks:
+        out.append(f'<g class="track" data-track="{esc(track_name(t))}">'
+                   f'<rect x="0" y="{y(t)}" width="{width}" height="{LANE_H}" '
+                   f'fill="{"#f6f8fb" if lane[t] % 2 else "#ffffff"}"/>'
+                   f'<text x="6" y="{y(t) + LANE_H * 0.65:.1f}">{esc(track_name(t))}</text></g>')
+    visible = lambda s, e: e >= t0 and s <= t1
+    out.append('<g class="slices">')
+    for t, name, cat, s, e, args in sorted(model.slices, key=lambda r: (r[3], -(r[4] - r[3]))):
+        if t not in lane or not visible(s, e):
+            continue
+        xs, xe = max(x(s), LABEL_W), min(x(e), LABEL_W + PLOT_W)
+        inset = 3 if cat == "expect" else 5
+        out.append(f'<rect class="slice {cat}" x="{xs:.2f}" y="{y(t) + inset}" width="{max(xe - xs, 1.0):.2f}" '
+                   f'height="{LANE_H - 2 * inset}" fill="{COLORS[cat]}" '
+                   f'fill-opacity="{0.35 if cat == "expect" else 0.9}"><title>{esc(name)} '
+                   f'{esc(fmt_ns(s - model.t0))} +{esc(fmt_ns(e - s))}</title></rect>')
+    out.append('</g><g class="instants">')
+    label_end = {}  # track -> x where its last label ends: labels that would overlap are left to the tooltip
+    for t, name, cat, ts, args in model.instants:
+        if t not in lane or not (t0 <= ts <= t1) or cat == "chip":
+            continue
+        cx, cy = x(ts), y(t) + LANE_H / 2
+        shape = (f'<path d="M{cx:.2f},{cy - 7:.1f} l5,7 l-5,7 l-5,-7 z"' if cat in ("verdict", "state")
+                 else f'<circle cx="{cx:.2f}" cy="{cy:.1f}" r="3"')
+        out.append(f'{shape} class="instant {cat}" fill="{COLORS[cat]}"><title>{esc(name)} at '
+                   f'{esc(fmt_ns(ts - model.t0))}</title>{"</path>" if cat in ("verdict", "state") else "</circle>"}')
+        if cat in ("verdict", "state") and cx + 6 > label_end.get(t, 0):
+            out.append(f'<text x="{cx + 6:.2f}" y="{cy - 3:.1f}" font-size="9" fill="{COLORS[cat]}">{esc(name)}</text>')
+            label_end[t] = cx + 6 + 5.2 * len(name)
+    out.append('</g><g class="flows">')
+    for tok, exp, (track, end_ts), ue in model.flows:
+        d = ("exp", exp.line)
+        if d not in lane or track not in lane or not (visible(exp.ts, end_ts)):
+            continue
+        out.append(f'<path class="flow" d="M{x(exp.ts):.2f},{y(d) + LANE_H / 2:.1f} L{x(end_ts):.2f},'
+                   f'{y(track) + LANE_H / 2:.1f}" stroke="{COLORS["expect"]}" stroke-width="1.2" fill="none" '
+                   f'marker-end="url(#arrow)"><title>expect_irq {tok} ended by {ue.f["by"]}</title></path>')
+    out.append('</g>')
+    out.append('<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" '
+               f'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{COLORS["expect"]}"/></marker></defs>')
+    ly = TOP + AXIS_H + LANE_H * len(tracks) + 22
+    out.append('<g class="legend">')
+    items = [("irq", "interrupt, claimed"), ("unclaimed", "interrupt, unclaimed"), ("poll", "poll, nothing found"),
+             ("poll_found", "poll, found work"), ("drv", "driver command"), ("expect", "expecting (arrow: what ended it)"),
+             ("verdict", "verdict"), ("state", "state change")]
+    for n, (cat, label) in enumerate(items):
+        lx = 10 + (n % 4) * 290
+        yy = ly + (n // 4) * 20
+        out.append(f'<rect x="{lx}" y="{yy - 9}" width="14" height="10" fill="{COLORS[cat]}"/>'
+                   f'<text x="{lx + 20}" y="{yy}">{esc(label)}</text>')
+    out.append('</g>')
+    drop = int(model.tail["dropped"])
+    note = (f'{len(model.events)} events, {drop} dropped; window {fmt_ns(t0 - model.t0)} to {fmt_ns(t1 - model.t0)} '
+            f'after the first event ({model.t0} ns after boot); irqkit-trace v{FORMAT_VERSION}; hover for details')
+    out.append(f'<text x="10" y="{height - 8}" fill="#555">{esc(note)}</text></svg>')
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------
+# Text summary
+
+def summary(model, skipped):
+    out = [f"irqkit trace v{FORMAT_VERSION}: {len(model.events)} events on "
+           f"{len({e.cpu for e in model.events})} CPU(s) over {fmt_ns(model.t1 - model.t0)}, "
+           f"{model.tail['dropped']} dropped, {model.tail.get('unwritten', '0')} unwritten; "
+           f"{skipped} other lines skipped"]
+    if int(model.tail["dropped"]):
+        out.append("  the ring was full: events after it filled are missing (trace clear, a narrower FILTER)")
+    if model.order_errors:
+        cpu, e, prev = model.order_errors[0]
+        out.append(f"  ORDER: {len(model.order_errors)} event(s) older than the one before on their CPU "
+                   f"(first: CPU {cpu}, input line {e.src}: {e.ts} < {prev})")
+    for line in sorted(l for l in model.lines if l is not None):
+        s = model.lines[line]
+        if not (s["irqs"] or s["polls"] or s["expects"] or s["verdicts"] or s["states"] or s["drv"]):
+            continue
+        bits = [f"{s['irqs']} interrupts ({s['unclaimed']} unclaimed)", f"{s['polls']} polls ({s['polls_found']} found work)"]
+        if s["expects"]:
+            bits.append(f"{s['expects']} expects: {s['by_irq']} by interrupt, {s['by_poll']} by poll, "
+                        f"{s['timeouts']} timed out")
+        if s["verdicts"]:
+            bits.append("verdicts " + ", ".join(f"{k} {v}" for k, v in sorted(s["verdicts"].items())))
+        if s["states"]:
+            bits.append("states " + ", ".join(f"{k} {v}" for k, v in sorted(s["states"].items())))
+        if s["drv"]:
+            bits.append(f"{s['drv']} driver events")
+        out.append(f"  line {line}: " + "; ".join(bits))
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# HTML page: the SVG, a legend, per-line summaries, zoom (wheel, buttons, drag).
+
+HTML_SCRIPT = r"""
+(function () {
+  var svg = document.getElementById('timeline');
+  var data = JSON.parse(document.getElementById('trace-data').textContent);
+  var vb = svg.viewBox.baseVal, full = {x: vb.x, w: vb.width};
+  function zoom(f, cx) {
+    var w = Math.max(Math.min(vb.width * f, full.w), 20);
+    var x = cx - (cx - vb.x) * (w / vb.width);
+    vb.x = Math.max(full.x, Math.min(x, full.x + full.w - w)); vb.width = w;
+    svg.setAttribute('viewBox', vb.x + ' ' + vb.y + ' ' + vb.width + ' ' + vb.height);
+    document.getElementById('zoomlevel').textContent = (full.w / vb.width).toFixed(1) + 'x';
+  }
+  svg.addEventListener('wheel', function (ev) {
+    ev.preventDefault();
+    var r = svg.getBoundingClientRect();
+    zoom(ev.deltaY < 0 ? 0.8 : 1.25, vb.x + (ev.clientX - r.left) * vb.width / r.width);
+  });
+  var drag = null;
+  svg.addEventListener('mousedown', function (ev) { drag = {x: ev.clientX, vx: vb.x}; });
+  window.addEventListener('mouseup', function () { drag = null; });
+  window.addEventListener('mousemove', function (ev) {
+    if (!drag) return;
+    var r = svg.getBoundingClientRect();
+    vb.x = drag.vx - (ev.clientX - drag.x) * vb.width / r.width;
+    vb.x = Math.max(full.x, Math.min(vb.x, full.x + full.w - vb.width));
+    svg.setAttribute('viewBox', vb.x + ' ' + vb.y + ' ' + vb.width + ' ' + vb.height);
+  });
+  document.getElementById('zin').onclick = function () { zoom(0.5, vb.x + vb.width / 2); };
+  document.getElementById('zout').onclick = function () { zoom(2, vb.x + vb.width / 2); };
+  document.getElementById('zreset').onclick = function () { zoom(1e9, 0); };
+  // Per-line summary table from the data.
+  var tb = document.getElementById('summary-body');
+  data.lines.forEach(function (l) {
+    var tr = document.createElement('tr');
+    tr.className = 'line-row';
+    [l.line, l.irqs, l.unclaimed, l.polls, l.polls_found, l.expects, l.by_irq + ' / ' + l.by_poll + ' / ' + l.timeouts,
+     l.verdicts, l.states].forEach(function (v) {
+      var td = document.createElement('td'); td.textContent = v; tr.appendChild(td);
+    });
+    tb.appendChild(tr);
+  });
+  // Say what was drawn, for people and for tests/trace (a headless browser reads it).
+  var tracks = svg.querySelectorAll('g.track').length, slices = svg.querySelectorAll('rect.slice').length;
+  var box = svg.querySelector('g.slices').getBBox();
+  document.body.setAttribute('data-drawn', tracks + ' tracks, ' + slices + ' slices, slices box ' +
+                             Math.round(box.width) + 'x' + Math.round(box.height));
+  document.getElementById('status').textContent = 'drawn: ' + document.body.getAttribute('data-drawn');
+})();
+"""
+
+
+def to_html(model, title, skipped, svg):
+    lines = []
+    for line in sorted(l for l in model.lines if l is not None):
+        s = model.lines[line]
+        if not (s["irqs"] or s["polls"] or s["expects"] or s["verdicts"] or s["states"] or s["drv"]):
+            continue
+        lines.append({"line": line, "irqs": s["irqs"], "unclaimed": s["unclaimed"], "polls": s["polls"],
+                      "polls_found": s["polls_found"], "expects": s["expects"], "by_irq": s["by_irq"],
+                      "by_poll": s["by_poll"], "timeouts": s["timeouts"],
+                      "verdicts": ", ".join(f"{k} {v}" for k, v in sorted(s["verdicts"].items())) or "-",
+                      "states": ", ".join(f"{k} {v}" for k, v in sorted(s["states"].items())) or "-"})
+    data = json.dumps({"lines": lines, "events": len(model.events)}).replace("</", "<\\/")
+    esc = html.escape
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>
+<style>
+body {{ font-family: sans-serif; margin: 12px; }}
+#view {{ overflow-x: auto; border: 1px solid #ccc; }}
+#timeline {{ cursor: grab; width: 100%; height: auto; }}
+table {{ border-collapse: collapse; margin-top: 10px; }}
+td, th {{ border: 1px solid #ccc; padding: 2px 6px; font-size: 12px; text-align: right; }}
+pre {{ font-size: 12px; }}
+</style></head>
+<body>
+<h1 style="font-size:16px">{esc(title)}</h1>
+<p>Wheel or the buttons zoom, drag pans. Hover a bar for its times.
+<button id="zin">zoom in</button> <button id="zout">zoom out</button> <button id="zreset">whole trace</button>
+<span id="zoomlevel">1.0x</span> <span id="status">(the page's script has not run)</span></p>
+<div id="view">
+{svg}
+</div>
+<h2 style="font-size:14px">Per line</h2>
+<table><thead><tr><th>line</th><th>interrupts</th><th>unclaimed</th><th>polls</th><th>found work</th>
+<th>expects</th><th>ended by irq / poll / time-out</th><th>verdicts</th><th>state changes</th></tr></thead>
+<tbody id="summary-body"></tbody></table>
+<h2 style="font-size:14px">Summary</h2>
+<pre>{esc(summary(model, skipped))}</pre>
+<script type="application/json" id="trace-data">{data}</script>
+<script>{HTML_SCRIPT}</script>
+</body></html>
+"""
+
+
+# ---------------------------------------------------------------------------
+
+def write_whole(path, text):
+    """Write @path in one go (a temporary file renamed): never half a file under its name."""
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".irqtrace-")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dump", help="a `trace dump` or a serial log holding one ('-': stdin)")
+    ap.add_argument("--json", help="write Chrome trace-event JSON here")
+    ap.add_argument("--html", help="write the self-contained HTML page here")
+    ap.add_argument("--svg", help="write the SVG timeline here")
+    ap.add_argument("--summary", action="store_true", help="print the text summary")
+    ap.add_argument("--title", default=None, help="title of the page and pictures")
+    ap.add_argument("--lines", help="draw only these lines (comma list) besides the CPUs")
+    ap.add_argument("--window", help="START_MS:END_MS after the first event, for --svg/--html")
+    args = ap.parse_args(argv)
+    try:
+        if args.dump == "-":
+            text, source = sys.stdin.read(), "stdin"
+        else:
+            with open(args.dump, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            source = args.dump
+    except OSError as e:
+        print(f"irqtrace: {args.dump}: {e.strerror}", file=sys.stderr)
+        return 2
+    try:
+        header, events, tail, skipped = parse(text, source)
+        if args.lines:
+            try:
+                keep = {int(x) for x in args.lines.split(",")}
+            except ValueError:
+                raise TraceError(f"--lines {args.lines}: not a comma list of line numbers")
+            events = [e for e in events if e.line in keep or e.line is None]
+        model = Model(header, events, tail)
+        window = None
+        if args.window:
+            m = re.fullmatch(r"([0-9.]+):([0-9.]+)", args.window)
+            if not m or float(m.group(1)) >= float(m.group(2)):
+                raise TraceError(f"--window {args.window}: want START_MS:END_MS, START < END")
+            window = (model.t0 + int(float(m.group(1)) * 1e6), model.t0 + int(float(m.group(2)) * 1e6))
+    except TraceError as e:
+        print(f"irqtrace: {e}", file=sys.stderr)
+        return 2
+    title = args.title or f"irqkit interrupt trace ({os.path.basename(source)})"
+    try:
+        if args.json:
+            write_whole(args.json, json.dumps(to_chrome(model, title), indent=None, separators=(",", ":")))
+        svg = to_svg(model, title, window) if (args.svg or args.html) else None
+        if args.svg:
+            write_whole(args.svg, svg + "\n")
+        if args.html:
+            write_whole(args.html, to_html(model, title, skipped, svg))
+    except OSError as e:
+        print(f"irqtrace: cannot write: {e}", file=sys.stderr)
+        return 1
+    if args.summary or not (args.json or args.html or args.svg):
+        sys.stdout.write(summary(model, skipped))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

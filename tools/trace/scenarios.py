@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""scenarios.py - boot irqkit in QEMU, play named scenarios of broken interrupt
+delivery with the event trace on, and keep each scenario's `trace dump`.
+
+    scenarios.py [--out build/trace] [--icount N] NAME [NAME ...]     (or: all)
+
+Every named scenario runs in ONE boot (pc, IOAPIC mode, -nodefaults, an IDE
+disk, a UHCI with a USB stick and keyboard, an e1000 on the UHCI's IRQ 11),
+one after the other, each between `trace clear` + `trace start FILTER` and
+`trace stop` + `trace dump`; the faults are real (README "Scenarios") and are
+switched off again before the next scenario. For each NAME it writes
+OUT/NAME.dump (the dump as printed), and, through irqtrace.py, OUT/NAME.json
+(Chrome trace-event / Perfetto) and OUT/NAME.html. `make trace SCENARIO=NAME`
+runs it; tests/qemu/test_trace.py imports run_scenarios() and checks each
+trace's sequence of events.
+
+Scenarios:
+  healthy         disk reads with working interrupts (line 14)
+  ata-drop:100    every disk interrupt suppressed (nIEN): IRQ expecting polls (line 14)
+  ata-mask        the disk's IOAPIC pin masked behind the core's back (line 14)
+  spurious-flood  LAPIC self-IPIs on line 14's vector while the disk reads (line 14)
+  e1000-storm     the NIC holds the shared level line 11 asserted; contained, then back (line 11)
+  uhci-misroute   the UHCI's interrupts routed to a masked ISA IRQ: IRQ watching polls it (line 11)
+"""
+import argparse
+import os
+import re
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+sys.path.insert(0, HERE)
+
+import diskimg  # noqa: E402
+import irqtrace  # noqa: E402
+from irqkit_qemu import Guest  # noqa: E402
+from shellwait import run  # noqa: E402
+
+SECTOR = diskimg.SECTOR
+DISK_BYTES = 4 << 20
+STICK_BYTES = 1 << 20
+CRC_RX = re.compile(r"crc32 (\w+) (\d+)\+(\d+) = ([0-9a-f]{8}) ")
+DUMP_END_RX = r"@irqkit-trace-end v\d+ .*\n"
+# The order of one boot: uhci-misroute last (it takes the UHCI off line 11 for good).
+ORDER = ("healthy", "ata-drop:100", "ata-mask", "spurious-flood", "e1000-storm", "uhci-misroute")
+WAIT_S = 20   # longest wait for one log line of a scenario (guest under TCG on a loaded host)
+
+
+class ScenarioFailed(AssertionError):
+    pass
+
+
+def crc(g, cmd, timeout=120):
+    m = CRC_RX.search(run(g, cmd, timeout=timeout))
+    if not m:
+        raise ScenarioFailed(f"{cmd}: no crc line")
+    return int(m.group(4), 16)
+
+
+def check_crc(g, cmd, path, count):
+    got = crc(g, cmd)
+    want = diskimg.crc_of(path, 0, count * SECTOR)
+    if got != want:
+        raise ScenarioFailed(f"{cmd}: kernel crc {got:08x}, host crc of the image {want:08x}")
+
+
+def irqs_line_ok(g, line):
+    """Whether `irqs` shows @line enabled and not on polling for a storm."""
+    out = run(g, "irqs")
+    row = next((r for r in out.split("\n") if r.split()[:1] == [str(line)]), "")
+    storm = re.search(rf"^  line {line}: ON POLLING \([^)]*storm", out, re.M)
+    return row and "disabled" not in row and not storm
+
+
+def wait_line_back(g, line, timeout=15):
+    deadline = time.monotonic() + timeout
+    while not irqs_line_ok(g, line):
+        if time.monotonic() > deadline:
+            raise ScenarioFailed(f"line {line} not back on interrupts after {timeout} s")
+        time.sleep(0.3)
+
+
+def sc_healthy(g, env):
+    check_crc(g, "ata crc 0 64", env["disk"], 64)
+
+
+def sc_ata_drop(g, env):
+    assert "INJECTED" in g.command("inject ata-drop:100")
+    check_crc(g, "ata crc 0 64", env["disk"], 64)
+    g.command("inject off ata-drop")
+
+
+def sc_ata_mask(g, env):
+    assert "INJECTED" in g.command("inject ata-mask")
+    check_crc(g, "ata crc 0 64", env["disk"], 64)
+    g.command("inject off ata-mask")
+
+
+def sc_spurious_flood(g, env):
+    start = len(g.log)
+    out = g.command("inject spurious-flood:14")
+    if "self-IPIs" not in out:
+        raise ScenarioFailed(f"inject spurious-flood:14: {out}")
+    # Once the line is off for flooding (100 ms of guest time), the disk reads by polling.
+    g.wait_for(r"irq 14: \d+ of \d+ interrupts unclaimed", WAIT_S, start)
+    check_crc(g, "ata crc 0 64", env["disk"], 64)
+    run(g, "inject off spurious-flood", done=r"fault: spurious-flood switched off\n")
+    wait_line_back(g, 14)
+
+
+def sc_e1000_storm(g, env):
+    start = len(g.log)
+    assert "INJECTED e1000-storm" in g.command("inject e1000-storm")
+    g.wait_for(r"irq 11: \d+ of \d+ interrupts unclaimed", WAIT_S, start)
+    time.sleep(0.5)
+    run(g, "inject off e1000-storm", done=r"fault: e1000-storm switched off\n")
+    wait_line_back(g, 11)
+
+
+def sc_uhci_misroute(g, env):
+    out = g.command("inject uhci-misroute")
+    if "INJECTED" not in out:
+        raise ScenarioFailed(f"inject uhci-misroute: {out}")
+    got = crc(g, f"blk crc usba 0 {STICK_BYTES // SECTOR}")
+    if got != diskimg.crc_of(env["stick"]):
+        raise ScenarioFailed("blk crc usba: the stick read back wrong under uhci-misroute")
+
+
+SCENARIOS = {
+    "healthy": ("14", sc_healthy),
+    "ata-drop:100": ("14", sc_ata_drop),
+    "ata-mask": ("14", sc_ata_mask),
+    "spurious-flood": ("14,irq,poll,expect,state,drv", sc_spurious_flood),
+    "e1000-storm": ("11,irq,poll,expect,state,drv", sc_e1000_storm),
+    "uhci-misroute": ("11", sc_uhci_misroute),
+}
+
+
+def boot(tmpdir, icount, factory=None):
+    disk = os.path.join(tmpdir, "disk.img")
+    stick = os.path.join(tmpdir, "stick.img")
+    diskimg.make_random_image(disk, DISK_BYTES, 8)
+    diskimg.make_random_image(stick, STICK_BYTES, 11)
+    extra = ["-nodefaults", "-drive", f"file={disk},format=raw,if=ide,index=0",
+             "-device", "e1000,addr=03.0", "-usb", "-device", "usb-kbd,port=1",
+             "-drive", f"if=none,id=us,file={stick},format=raw", "-device", "usb-storage,drive=us,port=2"]
+    make = factory or Guest
+    g = make(append="debugexit", extra=extra, icount=icount)
+    g.wait_shell(90)
+    g.wait_for(r"usba: USB mass storage .*per command\n", 60)
+    return g, {"disk": disk, "stick": stick}
+
+
+def run_scenarios(names, icount=None, factory=None, tmpdir=None):
+    """Boot once and play @names in the order of ORDER. RETURNS ({name: dump text}, guest log)."""
+    unknown = [n for n in names if n not in SCENARIOS]
+    if unknown:
+        raise ScenarioFailed(f"unknown scenario(s) {', '.join(unknown)}; known: {', '.join(ORDER)}")
+    tmp = tmpdir or tempfile.mkdtemp(prefix="irqkit-trace-")
+    g, env = boot(tmp, icount, factory)
+    dumps = {}
+    try:
+        for name in ORDER:
+            if name not in names:
+                continue
+            flt, play = SCENARIOS[name]
+            g.command("trace clear")
+            out = g.command(f"trace start {flt}")
+            if "trace: on" not in out:
+                raise ScenarioFailed(f"trace start {flt}: {out}")
+            play(g, env)
+            g.command("trace stop")
+            start = len(g.log)
+            run(g, "trace dump", done=DUMP_END_RX, timeout=300)
+            dumps[name] = g.log[start:]
+        return dumps, g.log
+    finally:
+        if factory is None:
+            g.kill()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("names", nargs="+", help="scenario names, or all")
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "trace"))
+    ap.add_argument("--icount", type=int, default=None, help="QEMU -icount shift (guest time from instructions)")
+    args = ap.parse_args()
+    names = list(ORDER) if args.names == ["all"] else args.names
+    os.makedirs(args.out, exist_ok=True)
+    try:
+        dumps, _ = run_scenarios(names, args.icount)
+    except (ScenarioFailed, AssertionError) as e:
+        print(f"trace: scenario failed: {e}", file=sys.stderr)
+        return 1
+    status = 0
+    for name, text in dumps.items():
+        base = os.path.join(args.out, name.replace(":", "-"))
+        with open(base + ".dump", "w") as f:
+            f.write(text)
+        rc = irqtrace.main([base + ".dump", "--json", base + ".json", "--html", base + ".html", "--summary",
+                            "--title", f"irqkit: scenario {name}"])
+        status = status or rc
+        print(f"trace: {name}: {base}.json {base}.html")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
