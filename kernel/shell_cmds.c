@@ -92,7 +92,9 @@ static void print_health(void)
 			cprintf("  line %u: ON POLLING (%s) for %llu ms, %llu completions by polling%s",
 				irq, irq_health_cause_string(h.causes, why, sizeof(why)),
 				(unsigned long long)((now - h.since_ns) / NS_PER_MS),
-				(unsigned long long)h.polled_completions, h.flood_off ? ", disabled for flooding" : "");
+				(unsigned long long)h.polled_completions,
+				!h.flood_off ? "" : (h.causes & IRQ_HEALTH_CLAIMED_STORM) ? ", throttled (claimed storm)"
+											   : ", disabled for flooding");
 			if (h.flood_off && h.reenable_at_ns != UINT64_MAX)
 				cprintf(", re-enable test in %llu ms",
 					(unsigned long long)((h.reenable_at_ns > now ? h.reenable_at_ns - now : 0) / NS_PER_MS));

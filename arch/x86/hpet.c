@@ -717,3 +717,72 @@ SELFTEST(hpet, a_periodic_comparator_interrupts_at_its_rate)
 		  "%llu periodic events in %u ms of counter time, wanted %llu",
 		  (unsigned long long)(e1 - e0), ST_PERIODIC_WINDOW_TICKS_MS, (unsigned long long)expected);
 }
+
+/* ------------------------------------------------------------------------
+ * A spare comparator, for the hpet-storm fault (hpet_storm.c): a device
+ * that really interrupts too fast. Not the clock event's comparator.
+ */
+
+int hpet_spare_pick(int *gsi_out)
+{
+	uint32_t unusable;
+
+	if (!hpet.base)
+		return -ENODEV;
+	if (x86_irq_mode() != X86_IRQ_MODE_IOAPIC)
+		return -EPERM;
+	unusable = unusable_gsis();
+	if (hpet.gsi >= 0)
+		unusable |= 1u << hpet.gsi;
+	for (int t = 0; t < hpet.caps.timers && t < HPET_MAX_TIMERS; t++) {
+		uint32_t conf = hpet_read(timer_reg(t, HPET_REG_TN_CONF));
+		int gsi;
+
+		if (t == hpet.timer || !(conf & HPET_TN_PERIODIC_CAP))
+			continue;
+		gsi = hpet_choose_gsi(hpet_read(timer_reg(t, HPET_REG_TN_ROUTE_CAP)), unusable);
+		if (gsi >= 0) {
+			*gsi_out = gsi;
+			return t;
+		}
+	}
+	return -ENOENT;
+}
+
+int hpet_spare_periodic(int timer, unsigned int gsi, uint32_t period_ticks, uint32_t *first_out)
+{
+	uint32_t conf, base, first;
+
+	if (!hpet.base || timer < 0 || timer >= hpet.caps.timers || timer == hpet.timer || !period_ticks ||
+	    period_ticks > HPET_MAX_DELTA_TICKS || gsi > HPET_TN_ROUTE_MASK)
+		return -EINVAL;
+	conf = hpet_read(timer_reg(timer, HPET_REG_TN_CONF));
+	base = ((conf & HPET_TN_SIZE_CAP) ? HPET_TN_32BIT : 0) | (gsi << HPET_TN_ROUTE_SHIFT);
+	/* As hpet_ce_periodic: with VAL_SET the first write is the first match, the second the period. */
+	hpet_write(timer_reg(timer, HPET_REG_TN_CONF), base | HPET_TN_INT_ENABLE | HPET_TN_PERIODIC | HPET_TN_VAL_SET);
+	first = counter_lo() + period_ticks;
+	hpet_write(timer_reg(timer, HPET_REG_TN_CMP_LO), first);
+	hpet_write(timer_reg(timer, HPET_REG_TN_CMP_LO), period_ticks);
+	*first_out = first;
+	if (((hpet_read(timer_reg(timer, HPET_REG_TN_CONF)) >> HPET_TN_ROUTE_SHIFT) & HPET_TN_ROUTE_MASK) != gsi) {
+		hpet_write(timer_reg(timer, HPET_REG_TN_CONF), 0);
+		return -EIO;
+	}
+	return 0;
+}
+
+void hpet_spare_stop(int timer)
+{
+	if (hpet.base && timer >= 0 && timer < hpet.caps.timers && timer != hpet.timer)
+		hpet_write(timer_reg(timer, HPET_REG_TN_CONF), 0);
+}
+
+uint32_t hpet_counter32(void)
+{
+	return hpet.base ? counter_lo() : 0;
+}
+
+uint32_t hpet_freq(void)
+{
+	return hpet.base ? hpet.caps.freq_hz : 0;
+}

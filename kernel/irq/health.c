@@ -26,6 +26,7 @@ static const struct {
 	const char *name;
 } irq_health_names[] = {
 	{ IRQ_HEALTH_STORM, "storm" },
+	{ IRQ_HEALTH_CLAIMED_STORM, "claimed-storm" },
 	{ IRQ_HEALTH_LOST_EXPECT, "lost-while-expecting" },
 	{ IRQ_HEALTH_WATCH_BAD, "watch-found-lost" },
 	{ IRQ_HEALTH_MISROUTED, "misrouted" },

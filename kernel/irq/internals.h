@@ -83,7 +83,18 @@ struct irq_defence_line {
 	uint64_t flood_backoff_ns;     /* the next time off (grows on failed tests, shrinks on good segments) */
 	uint32_t floods;               /* times the line was disabled for flooding, since boot */
 	uint32_t failed_tests;         /* re-enable tests that flooded again, this episode */
-	struct irq_health_episode storm;  /* the flood episode, for health reporting */
+	struct irq_health_episode storm;  /* the flood (or claimed storm) episode, for health reporting */
+	/*
+	 * Storms of claimed interrupts (spurious.c): the line is off (flood_off,
+	 * flood_testing, the back-off) because its handlers claimed too many,
+	 * not because nobody claimed them.
+	 */
+	bool off_claimed;
+	uint32_t claimed_storms;       /* times the line was throttled for a claimed storm, since boot */
+	/* Written by the owner of the run only (like seg): the storm window, */
+	uint64_t storm_slowed_ns;      /* when a driver's storm callback last slowed its device (0: never) */
+	uint64_t storm_win_start_ns;
+	uint32_t storm_win_claimed;
 	uint64_t poll_at_ns;           /* when the poll timer is armed for (0: not armed) */
 	uint64_t poll_late_ns;         /* how late its callbacks run after that, on average (poll.c) */
 	/* The same for expect_irq's lock-free path, in one 32-bit word that

@@ -35,6 +35,22 @@ typedef enum irqreturn {
 /* A handler: @irq is the line, @dev_id the cookie given to request_irq. */
 typedef irqreturn_t (*irq_handler_t)(unsigned int irq, void *dev_id);
 
+/* What a driver's storm callback did about a storm of claimed interrupts. */
+enum irq_storm_answer {
+	IRQ_STORM_THROTTLE = 0,  /* nothing: the core masks the line and polls it (irq_set_storm_handler) */
+	IRQ_STORM_SLOWED = 1,    /* the driver made its device interrupt less often */
+};
+
+/*
+ * A storm callback: line @irq's handlers claimed @claimed interrupts in
+ * @window_ns, more than the profile's bound (policy.h, storm_max_claimed).
+ * @dev_id is the driver's cookie. CONTEXT: the line's interrupt, as its
+ * handler (the line's runs exclude each other); quick, no sleeping, no
+ * free_irq/disable_irq of this line. RETURNS what the driver did.
+ */
+typedef enum irq_storm_answer (*irq_storm_handler_t)(unsigned int irq, void *dev_id,
+						     unsigned int claimed, uint64_t window_ns);
+
 /* request_irq() flags. */
 #define IRQF_SHARED          0x0001u  /* line may be shared with other actions */
 #define IRQF_TRIGGER_RISING  0x0010u  /* edge, low to high */
@@ -147,6 +163,7 @@ struct irqaction {
 	unsigned int nr_expects;      /* length of that list */
 	struct irq_watch watch;       /* IRQ watching */
 	struct irq_health_episode health;  /* lost interrupts seen by expecting or watching */
+	irq_storm_handler_t storm_handler; /* irq_set_storm_handler (NULL: none); read without the lock */
 };
 
 /*
@@ -186,6 +203,21 @@ int request_irq_static(struct irqaction *storage, unsigned int irq, irq_handler_
  * CONTEXT: thread context, not from a handler of the same line.
  */
 void free_irq(unsigned int irq, void *dev_id);
+
+/*
+ * irq_set_storm_handler - @fn is asked first when line @irq has a storm
+ * of claimed interrupts (more than the profile's storm_max_claimed in
+ * storm_window_ns, every one of them claimed): a driver that can slow its
+ * device down (interrupt moderation, a longer timer period) does so and
+ * answers IRQ_STORM_SLOWED, and the line stays on interrupts; if the storm
+ * goes on within storm_slow_grace_ns, or nobody slowed anything, the core
+ * throttles the line (masked, polled every storm_poll_ns, re-enabled after
+ * a back-off). NULL @fn removes the callback. The profiles tejun2010 and
+ * mainline have no claimed-storm defence (never called there).
+ * CONTEXT: thread context, after request_irq(@irq, ..., @dev_id).
+ * RETURNS 0; -EINVAL for no such line or no action of @dev_id on it.
+ */
+int irq_set_storm_handler(unsigned int irq, void *dev_id, irq_storm_handler_t fn);
 
 /*
  * disable_irq_nosync - mask line @irq at its controller (the first of

@@ -122,6 +122,31 @@ static uint64_t irq_flood_grow(uint64_t a, uint64_t shift, uint64_t max)
  * poll its actions instead, and set the time of the re-enable test.
  * Lock held.
  */
+/*
+ * __irq_line_off - take the line off interrupts for a flood or (@claimed)
+ * a storm of claimed interrupts: masked at its chip, polled instead, the
+ * re-enable test set after the back-off, which grows for the next time.
+ * Lock held. RETURNS the time off.
+ */
+static uint64_t __irq_line_off(struct irq_desc *desc, const struct irq_policy *p, bool claimed, uint64_t now)
+{
+	struct irq_defence_line *def = &desc->def;
+	uint64_t off_for;
+
+	off_for = def->flood_backoff_ns > p->spr_backoff_min_ns ? def->flood_backoff_ns : p->spr_backoff_min_ns;
+	if (off_for > p->spr_backoff_max_ns)
+		off_for = p->spr_backoff_max_ns;
+	def->flood_backoff_ns = irq_flood_grow(off_for, p->spr_backoff_grow_shift, p->spr_backoff_max_ns);
+	def->flood_off = true;
+	def->off_claimed = claimed;
+	def->flood_off_since_ns = now;
+	def->flood_reenable_at_ns = off_for >= IRQ_POLICY_FOREVER - now ? IRQ_POLICY_FOREVER : now + off_for;
+	def->poll_gap_ns = p->poll_quick_ns;
+	desc->status |= IRQS_DISABLED;
+	__irq_mask(desc);
+	return off_for;
+}
+
 static void __irq_flood_trip(struct irq_desc *desc, const struct irq_policy *p,
 			     const struct irq_flood_segment *seg, uint64_t now)
 {
@@ -130,18 +155,15 @@ static void __irq_flood_trip(struct irq_desc *desc, const struct irq_policy *p,
 
 	if (def->flood_off || !desc->action)
 		return;
-	off_for = def->flood_backoff_ns > p->spr_backoff_min_ns ? def->flood_backoff_ns : p->spr_backoff_min_ns;
-	if (off_for > p->spr_backoff_max_ns)
-		off_for = p->spr_backoff_max_ns;
-	def->flood_backoff_ns = irq_flood_grow(off_for, p->spr_backoff_grow_shift, p->spr_backoff_max_ns);
-	def->flood_off = true;
+	if (def->flood_testing && def->off_claimed) {
+		/* Testing after a claimed storm, and now nobody claims: a new episode, a flood. */
+		__irq_health_end(desc, NULL, &def->storm, "claimed storm over, but the line floods", now);
+		def->flood_testing = false;
+		def->failed_tests = 0;
+	}
+	off_for = __irq_line_off(desc, p, false, now);
 	def->floods++;
-	def->flood_off_since_ns = now;
-	def->flood_reenable_at_ns = off_for >= IRQ_POLICY_FOREVER - now ? IRQ_POLICY_FOREVER : now + off_for;
-	def->poll_gap_ns = p->poll_quick_ns;
-	desc->status |= IRQS_DISABLED;
 	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_FLOOD_OFF, irq_log_ms(off_for));
-	__irq_mask(desc);
 	if (def->flood_testing) {
 		/* The re-enable test failed: the episode goes on, quietly (reminders tell). */
 		def->flood_testing = false;
@@ -173,7 +195,8 @@ static void __irq_flood_test_passed(struct irq_desc *desc, uint64_t now)
 	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_FLOOD_OVER, 0);
 	desc->def.flood_testing = false;
 	desc->def.failed_tests = 0;
-	__irq_health_end(desc, NULL, &desc->def.storm, "flood over, line back on interrupts", now);
+	__irq_health_end(desc, NULL, &desc->def.storm, desc->def.off_claimed ?
+			 "claimed storm over, line back on interrupts" : "flood over, line back on interrupts", now);
 }
 
 /*
@@ -194,15 +217,143 @@ static void irq_flood_judge(struct irq_desc *desc, const struct irq_policy *p, u
 	flags = irq_port_lock_irqsave(&desc->lock);
 	if (flood) {
 		__irq_flood_trip(desc, p, &seg, now);
-	} else {
+	} else if (!(desc->def.off_claimed && desc->def.storm.active)) {
+		/* A good segment; but in a claimed storm's episode every segment is "good". */
 		if (p->spr_backoff_shrink_shift > IRQ_FLOOD_SHIFT_MAX)
 			desc->def.flood_backoff_ns = 0;
 		else
 			desc->def.flood_backoff_ns >>= p->spr_backoff_shrink_shift;
-		if (desc->def.flood_testing)
+		if (desc->def.flood_testing && !desc->def.off_claimed)
 			__irq_flood_test_passed(desc, now);
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
+}
+
+/*
+ * __irq_storm_throttle - a storm of claimed interrupts that no driver
+ * slowed: take the line off interrupts (masked, polled every
+ * storm_poll_ns), announced at once. Lock held.
+ */
+static void __irq_storm_throttle(struct irq_desc *desc, const struct irq_policy *p,
+				 unsigned int claimed, uint64_t took, uint64_t now)
+{
+	struct irq_defence_line *def = &desc->def;
+	uint64_t off_for;
+
+	if (def->flood_off || !desc->action)
+		return;
+	if (def->flood_testing && !def->off_claimed) {
+		/* Testing after a flood, and now every interrupt is claimed: a new episode. */
+		__irq_health_end(desc, NULL, &def->storm, "flood over, but the line storms with claimed interrupts", now);
+		def->flood_testing = false;
+		def->failed_tests = 0;
+	}
+	off_for = __irq_line_off(desc, p, true, now);
+	def->claimed_storms++;
+	if (def->flood_testing) {
+		def->flood_testing = false;
+		def->failed_tests++;
+		if (irq_report_due(def->failed_tests))
+			irq_port_log(IRQ_LOG_WARN, "irq %u: claimed storm goes on after re-enable (%u failed tests): throttled again for %llu ms\n",
+				     desc->irq_data.irq, (unsigned int)def->failed_tests, irq_log_ms(off_for));
+	} else {
+		__irq_health_begin(desc, NULL, &def->storm, IRQ_HEALTH_CLAIMED_STORM,
+				   "storm of claimed interrupts: the device interrupts faster than is useful; "
+				   "line masked at its controller, handlers polled at a bounded rate", now);
+		irq_port_log(IRQ_LOG_WARN, "irq %u: %u interrupts claimed in %llu us (bound %llu in %llu ms); "
+			     "polled every %llu ms, re-enable test in %llu ms\n",
+			     desc->irq_data.irq, claimed, (unsigned long long)(took / IRQ_POLICY_US),
+			     (unsigned long long)p->storm_max_claimed, irq_log_ms(p->storm_window_ns),
+			     irq_log_ms(p->storm_poll_ns), irq_log_ms(off_for));
+	}
+	__irq_poll_reschedule(desc, now);
+}
+
+/*
+ * irq_storm_ask_drivers - offer the storm to the line's storm callbacks
+ * (irq_set_storm_handler). CONTEXT: the owner of the run, lock not held
+ * (the action list is walked lock-free, as the flow handlers do).
+ * RETURNS true if a driver slowed its device.
+ */
+static bool irq_storm_ask_drivers(struct irq_desc *desc, unsigned int claimed, uint64_t took)
+{
+	struct irqaction *a = irq_action_load(&desc->action);
+	unsigned int walked;
+	bool slowed = false;
+
+	for (walked = 0; a && walked < IRQ_MAX_SHARED; a = irq_action_load(&a->next), walked++) {
+		/* Pairs with the release store in irq_set_storm_handler: fn and its dev_id's state. */
+		irq_storm_handler_t fn = __atomic_load_n(&a->storm_handler, __ATOMIC_ACQUIRE);
+
+		if (fn && fn(desc->irq_data.irq, a->dev_id, claimed, took) == IRQ_STORM_SLOWED) {
+			slowed = true;
+			irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": %u interrupts claimed in %llu us: "
+				     "the driver slowed its device (storm callback)\n", desc->irq_data.irq,
+				     IRQ_NAME_LOG_MAX, a->name, claimed, (unsigned long long)(took / IRQ_POLICY_US));
+		}
+	}
+	return slowed;
+}
+
+/*
+ * irq_storm_account - one claimed interrupt (not a poll): count it into
+ * the storm window; more than storm_max_claimed in storm_window_ns is a
+ * storm. The drivers are asked first, unless one slowed its device less
+ * than storm_slow_grace_ns ago (then it did not help); otherwise, or if
+ * none could, the line is throttled. CONTEXT: the owner of the run, lock
+ * not held.
+ */
+static void irq_storm_account(struct irq_desc *desc, const struct irq_policy *p, uint64_t now)
+{
+	struct irq_defence_line *def = &desc->def;
+	unsigned int claimed;
+	uint64_t took, slowed_at;
+	unsigned long flags;
+
+	if (now - def->storm_win_start_ns >= p->storm_window_ns) {
+		def->storm_win_start_ns = now;
+		def->storm_win_claimed = 0;
+	}
+	if (++def->storm_win_claimed <= p->storm_max_claimed)
+		return;
+	claimed = def->storm_win_claimed;
+	took = now - def->storm_win_start_ns;
+	def->storm_win_start_ns = now;
+	def->storm_win_claimed = 0;
+	slowed_at = def->storm_slowed_ns;
+	if ((!slowed_at || now - slowed_at > p->storm_slow_grace_ns) &&
+	    irq_storm_ask_drivers(desc, claimed, took)) {
+		def->storm_slowed_ns = now ? now : 1;
+		return;
+	}
+	flags = irq_port_lock_irqsave(&desc->lock);
+	__irq_storm_throttle(desc, p, claimed, took, now);
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+}
+
+int irq_set_storm_handler(unsigned int irq, void *dev_id, irq_storm_handler_t fn)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+	struct irqaction *a;
+	unsigned int walked;
+	unsigned long flags;
+	int err = -IRQ_EINVAL;
+
+	if (!desc)
+		return err;
+	flags = irq_port_lock_irqsave(&desc->lock);
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
+		if (a->dev_id != dev_id)
+			continue;
+		/* Pairs with the acquire load in irq_storm_ask_drivers. */
+		__atomic_store_n(&a->storm_handler, fn, __ATOMIC_RELEASE);
+		err = 0;
+		break;
+	}
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	if (err)
+		irq_port_log(IRQ_LOG_ERR, "irq %u: irq_set_storm_handler: no action with that dev_id\n", irq);
+	return err;
 }
 
 /*
@@ -223,6 +374,9 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 			seg->unhandled = 0;
 		seg->unhandled++;
 		seg->last_unhandled_ns = now;
+	} else if (p->storm_max_claimed && ret == IRQ_HANDLED) {
+		/* Claimed, and maybe far too often (storms of claimed interrupts). */
+		irq_storm_account(desc, p, now);
 	}
 	if (seg->samples++ == 0)
 		seg->start_ns = now;
@@ -274,8 +428,9 @@ void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now)
 	struct irq_defence_line *def = &desc->def;
 	const struct irq_policy *p = irq_policy();
 
-	if (def->flood_testing && now - def->flood_off_since_ns >= p->spr_segment_ns) {
-		/* Re-enabled a segment's time ago and no flood was judged since. */
+	if (def->flood_testing &&
+	    now - def->flood_off_since_ns >= (def->off_claimed ? p->storm_window_ns : p->spr_segment_ns)) {
+		/* Re-enabled a segment's (storm window's) time ago and no flood (storm) was judged since. */
 		__irq_flood_test_passed(desc, now);
 		__irq_poll_want_moved(desc);
 		return;
@@ -288,10 +443,13 @@ void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now)
 	def->flood_testing = true;
 	/* From here flood_off_since_ns is when the test started. */
 	def->flood_off_since_ns = now;
-	/* Nobody wrote the segment while the line was off (no interrupt ran). */
+	/* Nobody wrote the segment or the storm window while the line was off (no interrupt ran). */
 	def->seg = (struct irq_flood_segment){ 0 };
+	def->storm_win_start_ns = now;
+	def->storm_win_claimed = 0;
 	if (def->failed_tests == 0 || irq_report_due(def->failed_tests))
-		irq_port_log(IRQ_LOG_INFO, "irq %u: re-enabled to test whether the flood stopped\n", desc->irq_data.irq);
+		irq_port_log(IRQ_LOG_INFO, "irq %u: re-enabled to test whether the %s stopped\n", desc->irq_data.irq,
+			     def->off_claimed ? "claimed storm" : "flood");
 	if (desc->depth == 0 && desc->action)
 		__irq_enable_line(desc);
 }
@@ -304,11 +462,12 @@ uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now)
 
 	(void)now;
 	if (def->flood_testing)
-		return def->flood_off_since_ns + p->spr_segment_ns;
+		return def->flood_off_since_ns + (def->off_claimed ? p->storm_window_ns : p->spr_segment_ns);
 	if (!def->flood_off)
 		return 0;
 	base = def->last_poll_ns > def->flood_off_since_ns ? def->last_poll_ns : def->flood_off_since_ns;
-	next = base + __irq_poll_gap(desc, p->spr_poll_ns);
+	/* A throttled storm is polled at its fixed rate: each poll finds work, so no quick polls. */
+	next = base + (def->off_claimed ? p->storm_poll_ns : __irq_poll_gap(desc, p->spr_poll_ns));
 	return next < def->flood_reenable_at_ns ? next : def->flood_reenable_at_ns;
 }
 
@@ -328,6 +487,7 @@ void irq_defences_reset_line(struct irq_desc *desc)
 	def->flood_reenable_at_ns = 0;
 	def->flood_backoff_ns = 0;
 	def->failed_tests = 0;
+	def->off_claimed = false;
 	def->storm.active = false;
 	def->storm.cause = 0;
 	def->misroute.active = false;

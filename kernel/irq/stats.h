@@ -84,6 +84,7 @@ const char *irq_status_string(unsigned int status, char *buf, size_t len);
 #define IRQ_HEALTH_STORM       0x04u  /* a flood of unclaimed interrupts: line disabled and polled */
 #define IRQ_HEALTH_IRQPOLL     0x08u  /* irqpoll: polled because the boot command line says so */
 #define IRQ_HEALTH_MISROUTED   0x10u  /* irqfixup found this line's work on other lines' interrupts lately */
+#define IRQ_HEALTH_CLAIMED_STORM 0x20u /* a storm of claimed interrupts: line throttled (masked, polled at a bounded rate) */
 
 /* The defences' view of one line. */
 struct irq_line_health {

@@ -29,6 +29,7 @@ STORM_SOURCES = {
     "e1000-storm/noapic": "e1000 holds shared level IRQ 11 (raw 8259 level storm)",
     "e1000-storm/ioapic": "e1000 holds shared level IRQ 11 (QEMU throttles re-delivery)",
     "spurious-flood": "edge self-IPIs on IRQ 14's vector, 20,000/s",
+    "hpet-storm": "q35: a spare HPET comparator at 200,000/s, every interrupt claimed (a claimed storm)",
 }
 
 

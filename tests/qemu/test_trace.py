@@ -130,8 +130,8 @@ def assert_storm(events, line):
     reen = [e for e in ev(events, "state", line, what="reenable") if e.seq > first_off.seq]
     assert reen, "never re-enabled"
     polls_between = [e for e in ev(events, "poll_start", line) if first_off.seq < e.seq < reen[0].seq]
-    assert polls_between and all("flood" in e.f["why"].split("+") for e in polls_between[:3]), \
-        [e.f for e in polls_between[:3]]
+    # (a disk's expect may want a poll of the same line sooner: those polls say why=expect)
+    assert [e for e in polls_between if "flood" in e.f["why"].split("+")], [e.f for e in polls_between[:5]]
     backoff_ms = int(first_off.f["value"])
     waited_ms = (reen[0].ts - first_off.ts) / 1e6
     # The flood_off event is stamped a few us after the time the back-off counts from.

@@ -217,4 +217,21 @@ int hpet_init(const struct fw_hpet *h);
 /* hpet_get_stats - copy the counters into @out. CONTEXT: any. */
 void hpet_get_stats(struct hpet_stats *out);
 
+/*
+ * A spare comparator for the hpet-storm fault (hpet_storm.c), never the
+ * clock event's. hpet_spare_pick: a periodic-capable comparator and a GSI
+ * it can use that nothing else does (IOAPIC mode). RETURNS the comparator
+ * and *@gsi_out; -ENODEV (no HPET), -EPERM (8259 mode), -ENOENT (none).
+ * hpet_spare_periodic: run @timer periodically every @period_ticks, edge on
+ * @gsi (the caller requested it), the first match at *@first_out. RETURNS
+ * 0, -EINVAL, -EIO (route not taken). hpet_spare_stop: interrupts of @timer off. hpet_counter32 /
+ * hpet_freq: the main counter's low half and its rate (0: no HPET).
+ * CONTEXT: any (the caller serialises its own comparator).
+ */
+int hpet_spare_pick(int *gsi_out);
+int hpet_spare_periodic(int timer, unsigned int gsi, uint32_t period_ticks, uint32_t *first_out);
+void hpet_spare_stop(int timer);
+uint32_t hpet_counter32(void);
+uint32_t hpet_freq(void);
+
 #endif

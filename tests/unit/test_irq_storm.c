@@ -1,0 +1,259 @@
+/*
+ * test_irq_storm.c - host tests of the defence against storms of claimed
+ * interrupts (kernel/irq/spurious.c, issue 19) in the virtual-time
+ * simulator: a device whose driver claims every one of 200,000 interrupts
+ * a second is throttled (masked, polled at the profile's bounded rate, its
+ * work still done) within a storm window and announced; the re-enable
+ * tests back off as for floods and the line comes back once the storm
+ * stops; a driver's storm callback that slows its device keeps the line on
+ * interrupts, one that only says so is throttled after the grace; fast
+ * healthy devices are never throttled. tejun2010 and mainline have no such
+ * defence (their columns are 0): the storm runs on there.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "sim/sim_cmocka.h"
+
+#define LINE 11
+/* When the storms of these cases start. */
+#define STORM_AT_NS SIM_S
+/* The storm: an interrupt every 5 us (200,000 a second), each claimed by its driver. */
+#define STORM_PERIOD_NS (5 * SIM_US)
+/* A device slowed by its driver: an interrupt every 100 us (10,000 a second). */
+#define SLOWED_PERIOD_NS (100 * SIM_US)
+
+/* A device on LINE that interrupts every STORM_PERIOD_NS from @start to @stop, claiming its own. */
+static struct sim_source storming(uint64_t start, uint64_t stop)
+{
+	return (struct sim_source){ .name = "storm", .irq = LINE, .mode = SIM_EDGE_STREAM,
+				    .period_ns = STORM_PERIOD_NS, .start_ns = start, .stop_ns = stop,
+				    .has_handler = true, .claim_ppm = SIM_PPM, .claims_own = true, .seed = 3 };
+}
+
+static bool storm_defence(const struct irq_policy *p)
+{
+	return p->storm_max_claimed != 0;
+}
+
+/* The first mask of LINE at or after @t (index into its history), or -1. */
+static int first_mask_after(uint64_t t)
+{
+	const struct sim_line *l = sim_line(LINE);
+	unsigned int i;
+
+	for (i = 0; i < l->nr_history; i++)
+		if (l->history[i].masked && l->history[i].at_ns >= t)
+			return (int)i;
+	return -1;
+}
+
+static void a_device_claiming_200000_interrupts_a_second_is_throttled_and_its_work_still_done(void **state)
+{
+	const struct irq_policy *p = sim_case_start(state, NULL);
+	struct sim_source s = storming(STORM_AT_NS, 0);
+	uint64_t calls0, claimed0, raised0, delivered0, span = SIM_S;
+	int i;
+
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_source_attach(&s), 0);
+	sim_run_for(STORM_AT_NS + 50 * SIM_MS);
+	if (!storm_defence(p)) {
+		/* No claimed-storm defence: every interrupt is taken, nothing is said. */
+		assert_int_equal(irq_to_desc(LINE)->def.claimed_storms, 0);
+		assert_false(sim_line(LINE)->masked);
+		assert_true(sim_line(LINE)->delivered >= 50 * SIM_MS / STORM_PERIOD_NS - 1);
+		sim_source_detach(&s);
+		return;
+	}
+	i = first_mask_after(STORM_AT_NS);
+	assert_true(i >= 0);
+	/* Throttled once the storm window saw more than the bound: within a window and a bit. */
+	assert_true(sim_line(LINE)->history[i].at_ns - STORM_AT_NS <= p->storm_window_ns);
+	assert_true(sim_line(LINE)->history[i].delivered <= p->storm_max_claimed + 1);
+	assert_int_equal(irq_to_desc(LINE)->def.claimed_storms, 1);
+	assert_int_equal(irq_to_desc(LINE)->def.floods, 0);
+	assert_true(irq_host_log_contains_all("irq 11", "storm of claimed interrupts"));
+	assert_true(irq_host_log_contains("interrupts claimed in"));
+	assert_int_equal(irq_health_report(), 1);
+	/* While throttled: no interrupts, the handler runs at most once per storm_poll_ns, and the work is done. */
+	sim_run_for(10 * SIM_MS);
+	assert_true(sim_line(LINE)->masked);
+	calls0 = s.handler_calls, claimed0 = s.claimed, raised0 = s.raised, delivered0 = sim_line(LINE)->delivered;
+	sim_run_for(p->spr_backoff_min_ns - 60 * SIM_MS);
+	print_message("%s: throttled: %llu handler calls, %llu claimed for %llu raised, %llu interrupts in %llu ms\n",
+		      p->name, (unsigned long long)(s.handler_calls - calls0), (unsigned long long)(s.claimed - claimed0),
+		      (unsigned long long)(s.raised - raised0), (unsigned long long)(sim_line(LINE)->delivered - delivered0),
+		      (unsigned long long)((p->spr_backoff_min_ns - 60 * SIM_MS) / SIM_MS));
+	assert_int_equal(sim_line(LINE)->delivered, delivered0);
+	assert_true(s.handler_calls - calls0 <= (p->spr_backoff_min_ns - 60 * SIM_MS) / p->storm_poll_ns + 1);
+	assert_true(s.claimed - claimed0 >= (p->spr_backoff_min_ns - 60 * SIM_MS) / p->storm_poll_ns - 1);
+	(void)span;
+	sim_source_detach(&s);
+}
+
+/* The times LINE was off after @t: off durations into @off (up to @max). */
+static unsigned int off_durations(uint64_t t, uint64_t *off, unsigned int max)
+{
+	const struct sim_line *l = sim_line(LINE);
+	int start = first_mask_after(t);
+	unsigned int i, n = 0;
+
+	for (i = (unsigned int)start; start >= 0 && i + 1 < l->nr_history && n < max; i += 2) {
+		assert_true(l->history[i].masked);
+		assert_false(l->history[i + 1].masked);
+		off[n++] = l->history[i + 1].at_ns - l->history[i].at_ns;
+	}
+	return n;
+}
+
+static void re_enable_tests_back_off_and_the_line_comes_back_when_the_storm_stops(void **state)
+{
+	const struct irq_policy *p = sim_case_start(state, NULL);
+	/* 100 + 200 + 400 + 800 ms of back-off and their test windows: the storm stops in the fifth time off. */
+	uint64_t stop = STORM_AT_NS + 1600 * SIM_MS, off[8], want = p->spr_backoff_min_ns, delivered;
+	struct sim_source s = storming(STORM_AT_NS, stop);
+	unsigned int n, k;
+
+	if (!storm_defence(p))
+		skip();  /* no such defence in this profile (the case above checks it stays so) */
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_source_attach(&s), 0);
+	sim_run_for(stop + 2 * SIM_S);
+	n = off_durations(STORM_AT_NS, off, 8);
+	print_message("%s: %u times off:", p->name, n);
+	for (k = 0; k < n; k++)
+		print_message(" %llu ms", (unsigned long long)(off[k] / SIM_MS));
+	print_message("\n");
+	assert_true(n >= 4);
+	for (k = 0; k + 1 < n; k++) {
+		/* Each failed test doubles the time off (the re-enabling poll is at most one storm poll late). */
+		assert_true(off[k] >= want && off[k] <= want + p->storm_poll_ns);
+		want <<= p->spr_backoff_grow_shift;
+	}
+	assert_int_equal(irq_to_desc(LINE)->def.failed_tests, 0);
+	assert_false(sim_line(LINE)->masked);
+	assert_false(irq_to_desc(LINE)->def.flood_testing);
+	assert_true(irq_host_log_contains("claimed storm goes on after re-enable"));
+	assert_true(irq_host_log_contains_all("irq 11", "claimed storm over, line back on interrupts"));
+	assert_int_equal(irq_health_report(), 0);
+	/* Back on interrupts: a slower device's interrupts are delivered again. */
+	s.period_ns = SLOWED_PERIOD_NS;
+	s.stop_ns = 0;
+	irq_port_timer_arm(&s.timer, sim_now() + SIM_US);
+	delivered = sim_line(LINE)->delivered;
+	sim_run_for(SIM_S);
+	assert_true(sim_line(LINE)->delivered - delivered >= SIM_S / SLOWED_PERIOD_NS - 1);
+	assert_false(sim_line(LINE)->masked);
+	sim_source_detach(&s);
+}
+
+/* A driver that can slow its device: the storm callback lengthens the period (when @really). */
+static struct sim_source *slow_src;
+static bool slow_really;
+static unsigned int slow_calls;
+
+static enum irq_storm_answer slow_down(unsigned int irq, void *dev_id, unsigned int claimed, uint64_t window_ns)
+{
+	struct sim_source *s = dev_id;
+
+	assert_int_equal(irq, LINE);
+	assert_ptr_equal(s, slow_src);
+	assert_true(claimed > irq_policy()->storm_max_claimed);
+	assert_true(window_ns <= irq_policy()->storm_window_ns);
+	slow_calls++;
+	if (slow_really)
+		s->period_ns = SLOWED_PERIOD_NS;
+	return IRQ_STORM_SLOWED;
+}
+
+static void a_driver_that_slows_its_device_keeps_the_line_on_interrupts(void **state)
+{
+	const struct irq_policy *p = sim_case_start(state, NULL);
+	struct sim_source s = storming(STORM_AT_NS, 0);
+	uint64_t delivered;
+
+	slow_src = &s, slow_really = true, slow_calls = 0;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_source_attach(&s), 0);
+	assert_int_equal(irq_set_storm_handler(LINE, &s, slow_down), 0);
+	assert_int_equal(irq_set_storm_handler(LINE, &slow_calls, slow_down), -IRQ_EINVAL);
+	sim_run_for(STORM_AT_NS + 100 * SIM_MS);
+	delivered = sim_line(LINE)->delivered;
+	sim_run_for(SIM_S);
+	if (!storm_defence(p)) {
+		assert_int_equal(slow_calls, 0);  /* never asked: the storm runs on */
+		assert_true(sim_line(LINE)->delivered - delivered >= SIM_S / STORM_PERIOD_NS - 1);
+		sim_source_detach(&s);
+		return;
+	}
+	assert_int_equal(slow_calls, 1);
+	assert_true(irq_host_log_contains_all("\"storm\"", "the driver slowed its device"));
+	assert_int_equal(irq_to_desc(LINE)->def.claimed_storms, 0);
+	assert_false(sim_line(LINE)->masked);
+	/* On interrupts at the slower rate. */
+	assert_true(sim_line(LINE)->delivered - delivered >= SIM_S / SLOWED_PERIOD_NS - 1);
+	assert_true(sim_line(LINE)->delivered - delivered <= SIM_S / SLOWED_PERIOD_NS + 1);
+	assert_int_equal(irq_health_report(), 0);
+	sim_source_detach(&s);
+}
+
+static void a_driver_that_only_says_it_slowed_its_device_is_throttled_after_the_grace(void **state)
+{
+	struct sim_source s = storming(STORM_AT_NS, 0);
+	const struct irq_policy *p;
+	int i;
+
+	p = sim_case_start(state, NULL);
+	slow_src = &s, slow_really = false, slow_calls = 0;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_source_attach(&s), 0);
+	assert_int_equal(irq_set_storm_handler(LINE, &s, slow_down), 0);
+	sim_run_for(STORM_AT_NS + 100 * SIM_MS);
+	assert_int_equal(slow_calls, 1);
+	assert_int_equal(irq_to_desc(LINE)->def.claimed_storms, 1);
+	i = first_mask_after(STORM_AT_NS);
+	assert_true(i >= 0);
+	/* The next storm window after the driver's answer. */
+	assert_true(sim_line(LINE)->history[i].at_ns - STORM_AT_NS <= 2 * p->storm_window_ns);
+	assert_true(sim_line(LINE)->masked);
+	sim_source_detach(&s);
+}
+
+static void fast_healthy_devices_are_never_throttled(void **state)
+{
+	const struct irq_policy *p = sim_case_start(state, NULL);
+	/* 100,000 claimed interrupts a second, in bursts of 50 at 2.5 us (a NIC's receive ring), on average. */
+	struct sim_source fast = { .name = "fast", .irq = LINE, .mode = SIM_EDGE_STREAM,
+				   .period_ns = 10 * SIM_US, .has_handler = true,
+				   .claim_ppm = SIM_PPM, .claims_own = true, .seed = 9 };
+	unsigned int masks;
+
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_source_attach(&fast), 0);
+	masks = (unsigned int)sim_line(LINE)->masks;
+	sim_run_for(3 * SIM_S);
+	assert_true(sim_line(LINE)->delivered >= 3 * SIM_S / fast.period_ns - 1);
+	assert_int_equal(irq_to_desc(LINE)->def.claimed_storms, 0);
+	assert_int_equal(sim_line(LINE)->masks, masks);
+	assert_int_equal(irq_health_report(), 0);
+	(void)p;
+	sim_source_detach(&fast);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		SIM_CASES_PER_PROFILE(a_device_claiming_200000_interrupts_a_second_is_throttled_and_its_work_still_done),
+		SIM_CASE(re_enable_tests_back_off_and_the_line_comes_back_when_the_storm_stops),
+		SIM_CASES_PER_PROFILE(a_driver_that_slows_its_device_keeps_the_line_on_interrupts),
+		SIM_CASE(a_driver_that_only_says_it_slowed_its_device_is_throttled_after_the_grace),
+		SIM_CASES_PER_PROFILE(fast_healthy_devices_are_never_throttled),
+	};
+
+	sim_filter_from_env();
+	return cmocka_run_group_tests_name("irq_storm", tests, NULL, NULL);
+}
