@@ -98,7 +98,8 @@ static void print_health(void)
 			if (h.flood_off && h.reenable_at_ns != UINT64_MAX)
 				cprintf(", re-enable test in %llu ms",
 					(unsigned long long)((h.reenable_at_ns > now ? h.reenable_at_ns - now : 0) / NS_PER_MS));
-			cprintf(" (floods since boot: %u)\n", h.floods);
+			cprintf(" (floods since boot: %u, failed re-enable tests: %u)\n", h.floods,
+				h.failed_tests_total);
 			if (irq_get_line_diagnosis(irq, diag, sizeof(diag)) == 1)
 				cprintf("  line %u: its controller says: %s\n", irq, diag);
 		}
@@ -262,7 +263,7 @@ static const struct shell_command commands[] = {
 	  "PIO ATA/ATAPI devices: state, data, tests", ata_cmd },
 	{ "lsusb", "lsusb [-r N | -g ADDR TYPE INDEX LEN | -p ADDR N]", "USB controllers (irq watch state), ports, devices; -r/-g: read descriptors; -p: interrupt pipe", usb_cmd_lsusb },
 	{ "blk", "blk [crc|write-pattern|verify-pattern|read|flush] DEV ...", "block devices by name", blk_cmd },
-	{ "nvme", "nvme [raw-read DEV LBA COUNT]", "NVMe controllers, queues, interrupt mode, lost completions; raw-read: an unchecked READ", nvme_cmd },
+	{ "nvme", "nvme [raw-read DEV LBA COUNT | clear-stats]", "NVMe controllers, queues, interrupt mode, lost completions; raw-read: an unchecked READ", nvme_cmd },
 	{ "inject", "inject [NAME[:ARG] | off NAME]", "list, inject or clear faults", fault_cmd_inject },
 	{ "trace", "trace start [FILTER] | stop | dump | clear | status", "the interrupt core's event trace (docs/trace.md)", trace_cmd },
 	{ "crash", "crash de|ud|gp|pf|bp|nmi|stack", "raise a CPU exception (stack: a kernel stack overflow, a double fault) to see how it is reported", cmd_crash },
