@@ -127,11 +127,6 @@ uint32_t lapic_id(void)
 	return boot_apic_id;
 }
 
-uint32_t lapic_current_id(void)
-{
-	return (lapic_read(LAPIC_REG_ID) >> ID_SHIFT) & ID_MASK;
-}
-
 void lapic_get_stats(struct lapic_stats *out)
 {
 	unsigned long flags = irq_save_flags();

@@ -136,12 +136,6 @@ bool lapic_ready(void);
 
 /* lapic_id - the boot CPU's APIC ID (0 before lapic_init). CONTEXT: any. */
 uint32_t lapic_id(void);
-/*
- * lapic_current_id - the APIC ID of the CPU that calls it, read from its own
- * local APIC's ID register (every CPU sees its own at the same address).
- * CONTEXT: any, after lapic_init.
- */
-uint32_t lapic_current_id(void);
 
 /* lapic_current_id - the APIC ID of the CPU this runs on, read from its LAPIC. CONTEXT: any. */
 uint32_t lapic_current_id(void);
