@@ -98,7 +98,8 @@ static void print_health(void)
 			if (h.flood_off && h.reenable_at_ns != UINT64_MAX)
 				cprintf(", re-enable test in %llu ms",
 					(unsigned long long)((h.reenable_at_ns > now ? h.reenable_at_ns - now : 0) / NS_PER_MS));
-			cprintf(" (floods since boot: %u)\n", h.floods);
+			cprintf(" (floods since boot: %u, failed re-enable tests: %u)\n", h.floods,
+				h.failed_tests_total);
 			if (irq_get_line_diagnosis(irq, diag, sizeof(diag)) == 1)
 				cprintf("  line %u: its controller says: %s\n", irq, diag);
 		}
