@@ -263,7 +263,7 @@ static const struct shell_command commands[] = {
 	  "PIO ATA/ATAPI devices: state, data, tests", ata_cmd },
 	{ "lsusb", "lsusb [-r N | -g ADDR TYPE INDEX LEN | -p ADDR N]", "USB controllers (irq watch state), ports, devices; -r/-g: read descriptors; -p: interrupt pipe", usb_cmd_lsusb },
 	{ "blk", "blk [crc|write-pattern|verify-pattern|read|flush] DEV ...", "block devices by name", blk_cmd },
-	{ "nvme", "nvme [raw-read DEV LBA COUNT]", "NVMe controllers, queues, interrupt mode, lost completions; raw-read: an unchecked READ", nvme_cmd },
+	{ "nvme", "nvme [raw-read DEV LBA COUNT | clear-stats]", "NVMe controllers, queues, interrupt mode, lost completions; raw-read: an unchecked READ", nvme_cmd },
 	{ "inject", "inject [NAME[:ARG] | off NAME]", "list, inject or clear faults", fault_cmd_inject },
 	{ "trace", "trace start [FILTER] | stop | dump | clear | status", "the interrupt core's event trace (docs/trace.md)", trace_cmd },
 	{ "crash", "crash de|ud|gp|pf|bp|nmi|stack", "raise a CPU exception (stack: a kernel stack overflow, a double fault) to see how it is reported", cmd_crash },
