@@ -189,7 +189,7 @@ int ahci_port_recover(struct ahci_port *p, bool comreset_wanted)
 	tfd = ahci_port_read(p, AHCI_PxTFD);
 	if (err || comreset_wanted || (tfd & (ATA_SR_BSY | ATA_SR_DRQ))) {
 		pr_warn("%s: %s: COMRESET of port %u (%s, PxTFD %#x)\n", p->host->name, p->name,
-			p->index, err ? "the engine did not stop" : comreset_wanted ? "after a time-out"
+			p->index, err ? "the engine did not stop" : comreset_wanted ? "asked for (time-out or reset)"
 								     : "device still BSY/DRQ", tfd);
 		err = comreset(p);
 		if (err)
