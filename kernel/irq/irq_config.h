@@ -20,9 +20,9 @@
  * mainline columns, no printable table of tunables: irq_policy_rows is not
  * built), the health report prints one line per line on polling without its
  * actions, and the tables default to 16 lines, 8 pooled actions and 8 expect
- * tokens, and the event trace is compiled out (IRQ_TRACE_BUILD 0); any of
- * them can still be set with -D. The API and the defences' behaviour are
- * the same; `make cross` measures both builds.
+ * tokens; any of them can still be set with -D (IRQ_TRACE_BUILD=0 leaves the
+ * event trace out as well). The API and the defences' behaviour are the
+ * same; `make cross` measures both builds and runs the minimal one.
  */
 #ifndef IRQ_MINIMAL
 #define IRQ_MINIMAL 0
@@ -97,11 +97,7 @@
  * several times over; a small port (the Cortex-M3 run) sets a few dozen.
  */
 #ifndef IRQ_TRACE_BUILD
-#if IRQ_MINIMAL
-#define IRQ_TRACE_BUILD 0  /* the minimal build leaves the trace out unless asked */
-#else
 #define IRQ_TRACE_BUILD 1
-#endif
 #endif
 #ifndef IRQ_TRACE_ENTRIES
 #define IRQ_TRACE_ENTRIES 16384
