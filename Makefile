@@ -3,7 +3,7 @@
 #   make            kernel ELF and GRUB ISO (build/kernel.elf, build/irqkit.iso)
 #   make run        build and boot the ISO in QEMU, serial console on this terminal
 #   make debug      QEMU paused with a gdb stub; prints the gdb command line
-#   make test       every test: unit, fuzz, docs, cross builds, QEMU boot tests
+#   make test       every test: unit, fuzz, docs, cross builds, QEMU and Bochs boot tests
 #   make bench      benchmarks (instruction counts, guest-time figures); prints figures
 #   make cross      kernel/irq + timer wheel for Cortex-M3 and RV64: sizes, a run on QEMU's M3
 #   make prof-ata   guest instructions per function of an ATA block, healthy vs lost (tools/guestprof)
@@ -165,6 +165,18 @@ docs-test:
 test-matrix: all
 	cd tests/qemu && IRQKIT_MATRIX=full $(PYTHON) -m pytest -q -rfE test_matrix.py $(PYTEST_ARGS)
 
+# Bochs 2.7, a second PC model (tests/bochs; three boots, about 35 s).
+.PHONY: test-bochs
+test-bochs: all
+	cd tests/bochs && $(PYTHON) -m pytest -q -rfE $(PYTEST_ARGS)
+
+# The randomised fault soak (tests/soak/soak.py; not part of make test): make soak MINUTES=N SEED=S
+MINUTES ?= 10
+SEED ?= 20
+.PHONY: soak
+soak: all
+	$(PYTHON) tests/soak/soak.py --minutes $(MINUTES) --seed $(SEED)
+
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit
@@ -173,6 +185,7 @@ test: deps
 	@$(MAKE) --no-print-directory trace-test
 	@$(MAKE) --no-print-directory cross
 	@$(MAKE) --no-print-directory qemu-test
+	@$(MAKE) --no-print-directory test-bochs
 
 # bench-start first and bench-table last (tests/bench/table.mk): make takes them in this order
 bench: deps bench-start $(BENCH_TARGETS) bench-table

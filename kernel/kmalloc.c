@@ -11,6 +11,7 @@
 #include <kernel/string.h>
 
 #include <asm/cpu.h>
+#include <asm/spinlock.h>
 
 #include <stdbool.h>
 
@@ -22,6 +23,11 @@ static bool kernel_heap_ready;
 static unsigned int kfree_reports;
 
 /* Set the heap up on first use. CONTEXT: interrupts disabled. */
+/* The heap is one for all CPUs: its state is under this lock (with
+ * interrupts off, so an interrupt handler's kmalloc cannot deadlock against
+ * the thread it interrupted; ordering in asm/spinlock.h). */
+static spinlock_t kmalloc_lock = SPINLOCK_INIT;
+
 static void kernel_heap_start(void)
 {
 	if (!kernel_heap_ready) {
@@ -36,12 +42,12 @@ static void kernel_heap_start(void)
  */
 int kmalloc_add_region(void *base, size_t size)
 {
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = spin_lock_irqsave(&kmalloc_lock);
 	int err;
 
 	kernel_heap_start();
 	err = heap_add_region(&kernel_heap, base, size);
-	irq_restore_flags(flags);
+	spin_unlock_irqrestore(&kmalloc_lock, flags);
 	return err;
 }
 
@@ -67,14 +73,14 @@ void kmalloc_init(void *base, size_t size)
 void *kmalloc_aligned(size_t size, size_t align)
 {
 	struct heap_stats st;
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = spin_lock_irqsave(&kmalloc_lock);
 	void *p;
 
 	kernel_heap_start();
 	p = heap_alloc(&kernel_heap, size, align);
 	if (p == NULL)
 		heap_get_stats(&kernel_heap, &st);
-	irq_restore_flags(flags);
+	spin_unlock_irqrestore(&kmalloc_lock, flags);
 
 	if (p != NULL)
 		return p;
@@ -118,14 +124,14 @@ void kfree(void *p)
 
 	if (p == NULL)
 		return;
-	flags = irq_save_flags();
+	flags = spin_lock_irqsave(&kmalloc_lock);
 	kernel_heap_start();
 	bad_before = kernel_heap.bad_frees;
 	heap_free(&kernel_heap, p);
 	/* Decide about the report here, so that nested kfree()s count right. */
 	if (kernel_heap.bad_frees != bad_before && kfree_reports <= KFREE_REPORTS_MAX)
 		report = kfree_reports++;
-	irq_restore_flags(flags);
+	spin_unlock_irqrestore(&kmalloc_lock, flags);
 
 	if (report < KFREE_REPORTS_MAX)
 		pr_err("kfree: refused %p from %p: double free, or not a kmalloc block, or its header is corrupted; heap unchanged\n",
@@ -137,9 +143,9 @@ void kfree(void *p)
 /* kmalloc_get_stats - the kernel heap's figures. CONTEXT: any. */
 void kmalloc_get_stats(struct heap_stats *out)
 {
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = spin_lock_irqsave(&kmalloc_lock);
 
 	kernel_heap_start();
 	heap_get_stats(&kernel_heap, out);
-	irq_restore_flags(flags);
+	spin_unlock_irqrestore(&kmalloc_lock, flags);
 }

@@ -9,6 +9,7 @@
 #include <asm/paging.h>
 #include <asm/i8259.h>
 #include <asm/tsc.h>
+#include <asm/smp.h>
 #include <asm/x86_time.h>
 #include <irq/irqchip.h>
 #include <kernel/bootinfo.h>
@@ -128,15 +129,16 @@ static void pci_routing_setup(void)
 
 void kmain(uint32_t magic, uint32_t mbi_phys)
 {
+	const struct fw_platform *fw;
 	int mb_err;
 
+	gdt_init();           /* first: %gs = this CPU's data (smp_processor_id()) for every lock below */
 	console_init();
 	uart_early_init();
 	vga_text_init();
 	mb_err = multiboot_parse(magic, mbi_phys);
 	pr_info("irqkit %s: an x86 kernel whose interrupt layer survives broken hardware\n",
 		IRQKIT_VERSION);
-	gdt_init();
 	idt_init();
 	if (mb_err)
 		panic("kmain: %s", boot_info.problem);
@@ -149,11 +151,13 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	irq_core_init();
 	i8259_init();
 	i8259_register_lines();
-	x86_interrupt_setup(firmware_discover(), apic_noapic);
+	fw = firmware_discover();
+	x86_interrupt_setup(fw, apic_noapic);
 	if (tsc_calibrate())
 		printk_set_clock(tsc_ns);
 	x86_time_init(param_hz);
 	lapic_timer_init();
+	smp_init(fw, fw_mp_valid ? &fw_mp : NULL);
 	pci_init();
 	pci_routing_setup();
 	hpet_init(fw_acpi_valid ? &fw_acpi.hpet : NULL);

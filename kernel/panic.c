@@ -3,6 +3,7 @@
  * when the `debugexit` boot parameter names its isa-debug-exit port (the
  * tests do; on real hardware the parameter is simply not given).
  */
+#include <asm/smp.h>
 #include <stdarg.h>
 #include <asm/cpu.h>
 #include <asm/io.h>
@@ -37,6 +38,7 @@ void panic_raw(const char *msg)
 void halt_system(const char *why)
 {
 	cpu_cli();
+	smp_stop_other_cpus();
 	pr_emerg("System halted: %s\n", why);
 	kernel_exit(KEXIT_PANIC);
 }

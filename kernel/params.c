@@ -5,6 +5,7 @@
  * Unknown parameters and bad values are reported at boot, never ignored
  * silently; the boot continues with the default.
  */
+#include <asm/smp.h>
 #include <stdint.h>
 #include <kernel/params.h>
 #include <kernel/cmdline.h>
@@ -118,6 +119,10 @@ static const struct cmdline_param table[] = {
 	  "clocksource=tsc|hpet|jiffies: read the time from this counter whatever the ratings (default: the best, the TSC)" },
 	{ "clockevent", CMDLINE_VALUE, x86_time_param_clockevent, NULL,
 	  "clockevent=lapic|hpet|pit: run the tick on this device whatever the ratings (default: the best, the LAPIC timer)" },
+	{ "nosmp", CMDLINE_FLAG, smp_param_set_nosmp, NULL,
+	  "nosmp: start no other CPU; irqkit runs on the boot CPU alone" },
+	{ "maxcpus", CMDLINE_VALUE, smp_param_set_maxcpus, NULL,
+	  "maxcpus=N: run at most N CPUs, the boot CPU included (1-8)" },
 	{ "crash", CMDLINE_VALUE, set_crash, NULL,
 	  "crash=de|ud|gp|pf|bp|nmi|stack: raise that CPU exception at the end of boot (stack: overflow the kernel stack into its guard page, a double fault)" },
 };

@@ -2,14 +2,20 @@
  * printk.c - the kernel log. Each message is formatted into a local buffer
  * with a "[seconds.micros] " prefix at the start of every line, copied into
  * the log ring (the `dmesg` shell command reads it) and written to the
- * console sinks. Interrupts are disabled while one message is emitted, so
- * messages from interrupt handlers never interleave with others on this
- * uniprocessor kernel.
+ * console sinks. One message is emitted under printk_lock with interrupts
+ * off, so messages of interrupt handlers and of other CPUs never interleave.
+ * The lock is one that a printk can never hang on: a printk nested on the
+ * CPU that holds it (an exception or NMI inside a printk) goes ahead
+ * without it, and a CPU that waits longer than PRINTK_LOCK_MAX_SPINS for it
+ * (the holder died, e.g. halted by a panic elsewhere) prints anyway: a
+ * garbled line beats a silent hang in the one place that reports problems.
  */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <asm/cpu.h>
+#include <asm/smp.h>
+#include <asm/spinlock.h>
 #include <kernel/printk.h>
 #include <kernel/format.h>
 #include <kernel/console.h>
@@ -27,6 +33,42 @@ static char log_ring[LOG_RING_SIZE];
 static uint32_t log_head;             /* total bytes ever written; index = head % size */
 static bool at_line_start = true;
 static uint32_t messages_suppressed;
+
+/* Pause loops a printk waits for another CPU's message before printing anyway (~0.1-1 s). */
+#define PRINTK_LOCK_MAX_SPINS 10000000u
+#define PRINTK_NO_OWNER 0xFFFFFFFFu
+
+static spinlock_t printk_lock = SPINLOCK_INIT;
+/* Written only by the holder; others compare it with their own number (see irq_port.c). */
+static volatile uint32_t printk_owner = PRINTK_NO_OWNER;
+
+/* RETURNS true if the lock was taken (then printk_unlock must release it). */
+static bool printk_lock_take(unsigned long *flags)
+{
+	uint32_t me;
+
+	*flags = irq_save_flags();
+	me = smp_processor_id();
+	if (printk_owner == me)
+		return false;   /* nested on this CPU */
+	for (uint32_t spins = 0; spins < PRINTK_LOCK_MAX_SPINS; spins++) {
+		if (spin_trylock(&printk_lock)) {
+			printk_owner = me;
+			return true;
+		}
+		cpu_relax();
+	}
+	return false;   /* the holder is gone: print anyway */
+}
+
+static void printk_unlock(bool taken, unsigned long flags)
+{
+	if (taken) {
+		printk_owner = PRINTK_NO_OWNER;
+		spin_unlock(&printk_lock);
+	}
+	irq_restore_flags(flags);
+}
 
 void printk_set_clock(uint64_t (*clock_ns)(void))
 {
@@ -74,16 +116,17 @@ int vprintk(int level, const char *fmt, va_list ap)
 	int n = kvsnprintf(buf, sizeof(buf), fmt, ap);
 	size_t len = n < 0 ? 0 : (size_t)n;
 	unsigned long flags;
+	bool taken;
 
 	if (len >= sizeof(buf)) {
 		len = sizeof(buf) - 1;
 		buf[len - 1] = '\n';   /* a truncated message still ends its line */
 	}
-	flags = irq_save_flags();
+	taken = printk_lock_take(&flags);
 	emit(buf, len, level <= console_loglevel);
 	if (level > console_loglevel)
 		messages_suppressed++;
-	irq_restore_flags(flags);
+	printk_unlock(taken, flags);
 	return (int)len;
 }
 
@@ -104,6 +147,7 @@ int cprintf(const char *fmt, ...)
 	va_list ap;
 	int n;
 	unsigned long flags;
+	bool taken;
 
 	va_start(ap, fmt);
 	n = kvsnprintf(buf, sizeof(buf), fmt, ap);
@@ -112,17 +156,18 @@ int cprintf(const char *fmt, ...)
 		return n;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
-	flags = irq_save_flags();
+	taken = printk_lock_take(&flags);
 	console_write(buf, (size_t)n);
 	if (n)
 		at_line_start = buf[n - 1] == '\n';
-	irq_restore_flags(flags);
+	printk_unlock(taken, flags);
 	return n;
 }
 
 size_t log_read(uint32_t *pos, char *out, size_t max)
 {
-	unsigned long flags = irq_save_flags();
+	unsigned long flags;
+	bool taken = printk_lock_take(&flags);
 	uint32_t oldest = log_head > LOG_RING_SIZE ? log_head - LOG_RING_SIZE : 0;
 	size_t n = 0;
 
@@ -132,6 +177,6 @@ size_t log_read(uint32_t *pos, char *out, size_t max)
 		out[n++] = log_ring[*pos % LOG_RING_SIZE];
 		(*pos)++;
 	}
-	irq_restore_flags(flags);
+	printk_unlock(taken, flags);
 	return n;
 }

@@ -4,6 +4,7 @@
  * comes from the console ring (serial interrupt, later the USB keyboard);
  * between keystrokes the CPU halts until the next interrupt.
  */
+#include <asm/smp.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <asm/cpu.h>
@@ -85,7 +86,8 @@ static size_t read_line(char *buf, size_t cap)
 				cpu_sti();   /* queued by an interrupt since: run it first */
 				continue;
 			}
-			cpu_sti_hlt();   /* wait for the next interrupt, atomically */
+			smp_idle_halt();   /* sti; hlt atomically, counted as this CPU's idle time */
+			cpu_sti();
 			continue;
 		}
 		cpu_sti();

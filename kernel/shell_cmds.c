@@ -2,6 +2,7 @@
  * shell_cmds.c - the one table of shell commands and the small ones that
  * belong to no driver. The README lists the same commands.
  */
+#include <asm/smp.h>
 #include <stdint.h>
 #include <asm/cpu.h>
 #include <asm/io.h>
@@ -98,7 +99,8 @@ static void print_health(void)
 			if (h.flood_off && h.reenable_at_ns != UINT64_MAX)
 				cprintf(", re-enable test in %llu ms",
 					(unsigned long long)((h.reenable_at_ns > now ? h.reenable_at_ns - now : 0) / NS_PER_MS));
-			cprintf(" (floods since boot: %u)\n", h.floods);
+			cprintf(" (floods since boot: %u, failed re-enable tests: %u)\n", h.floods,
+				h.failed_tests_total);
 			if (irq_get_line_diagnosis(irq, diag, sizeof(diag)) == 1)
 				cprintf("  line %u: its controller says: %s\n", irq, diag);
 		}
@@ -140,6 +142,7 @@ static int cmd_irqs(int argc, char **argv)
 		if (s.nr_actions || s.delivered || s.spurious || s.unhandled)
 			print_line(&s);
 	print_health();
+	smp_print_irq_columns();
 	i8259_get_stats(&pic);
 	cprintf("PIC: spurious IRQ7 %u, spurious IRQ15 %u, EOIs %u master / %u slave, mask %04x\n",
 		pic.spurious7, pic.spurious15, pic.eoi_master, pic.eoi_slave, pic.imr);
@@ -225,8 +228,24 @@ static int cmd_halt(int argc, char **argv)
 	kernel_exit(KEXIT_HALT);
 }
 
+static void crash_on_this_cpu(void *name)
+{
+	crash_raise(name);
+}
+
+/* crash NAME [CPU]: on another CPU through the call-function IPI (the
+ * exception is then taken in that CPU's IPI handler, on its own stack). */
 static int cmd_crash(int argc, char **argv)
 {
+	static char name[16];
+	unsigned long cpu;
+
+	if (argc == 3) {
+		if (cmdline_parse_uint(argv[2], 0, SMP_MAX_CPUS - 1, &cpu) || strlen(argv[1]) >= sizeof(name))
+			return -EINVAL;
+		memcpy(name, argv[1], strlen(argv[1]) + 1);
+		return smp_call_function_single((unsigned int)cpu, crash_on_this_cpu, name, 0);
+	}
 	if (argc != 2)
 		return -EINVAL;
 	return crash_raise(argv[1]);
@@ -246,6 +265,12 @@ static int cmd_apic(int argc, char **argv)
 	return apic_print_routes();
 }
 
+static int cmd_cpus(int argc, char **argv)
+{
+	(void)argc; (void)argv;
+	return smp_print_cpus();
+}
+
 static const struct shell_command commands[] = {
 	{ "help", "help", "list the commands", cmd_help },
 	{ "uptime", "uptime", "time since boot, timer ticks and their rate", cmd_uptime },
@@ -258,14 +283,15 @@ static const struct shell_command commands[] = {
 	{ "lspci", "lspci [-v]", "PCI functions, BARs, capabilities, IRQ routes", pci_cmd_lspci },
 	{ "routes", "routes", "PCI INTx routing table and PIRQ router registers", pci_cmd_routes },
 	{ "apic", "apic", "interrupt mode, local APIC and IOAPIC redirection entries", cmd_apic },
+	{ "cpus", "cpus", "CPUs: APIC ID, online, timer ticks, interrupts taken, IPIs, idle share", cmd_cpus },
 	{ "ata", "ata [identify|read|crc|write-pattern|verify-pattern|flush|bench|reset|raw|set] [DEV] ...",
 	  "PIO ATA/ATAPI devices: state, data, tests", ata_cmd },
 	{ "lsusb", "lsusb [-r N | -g ADDR TYPE INDEX LEN | -p ADDR N]", "USB controllers (irq watch state), ports, devices; -r/-g: read descriptors; -p: interrupt pipe", usb_cmd_lsusb },
 	{ "blk", "blk [crc|write-pattern|verify-pattern|read|flush] DEV ...", "block devices by name", blk_cmd },
-	{ "nvme", "nvme [raw-read DEV LBA COUNT]", "NVMe controllers, queues, interrupt mode, lost completions; raw-read: an unchecked READ", nvme_cmd },
+	{ "nvme", "nvme [raw-read DEV LBA COUNT | clear-stats]", "NVMe controllers, queues, interrupt mode, lost completions; raw-read: an unchecked READ", nvme_cmd },
 	{ "inject", "inject [NAME[:ARG] | off NAME]", "list, inject or clear faults", fault_cmd_inject },
 	{ "trace", "trace start [FILTER] | stop | dump | clear | status", "the interrupt core's event trace (docs/trace.md)", trace_cmd },
-	{ "crash", "crash de|ud|gp|pf|bp|nmi|stack", "raise a CPU exception (stack: a kernel stack overflow, a double fault) to see how it is reported", cmd_crash },
+	{ "crash", "crash de|ud|gp|pf|bp|nmi|stack [CPU]", "raise a CPU exception (stack: a kernel stack overflow, a double fault) to see how it is reported; on CPU N if given", cmd_crash },
 	{ "reboot", "reboot", "reset the machine", cmd_reboot },
 	{ "halt", "halt", "stop the machine (QEMU exits when debugexit is set)", cmd_halt },
 };

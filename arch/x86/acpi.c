@@ -208,6 +208,13 @@ static void madt_add_cpu(const struct madt_ctx *c, uint32_t apic_id, uint32_t ui
 	/* Neither enabled nor online-capable: the OS must ignore it (5.2.12.2). */
 	if (!(flags & (MADT_CPU_ENABLED | MADT_CPU_ONLINE_CAPABLE)))
 		return;
+	/* The all-ones ID is the broadcast destination (xAPIC 0xFF, x2APIC
+	 * 0xFFFFFFFF): an IPI to it reaches every CPU, so it names none. */
+	if (apic_id == (x2apic ? 0xFFFFFFFFu : 0xFFu)) {
+		fw_report(c->walk, c->off, FW_PROBLEM_BAD_ENTRY, apic_id,
+		          "processor with the broadcast APIC ID, which names no CPU; ignored");
+		return;
+	}
 	if (cpu_id_taken(c->out, apic_id)) {
 		fw_report(c->walk, c->off, FW_PROBLEM_DUPLICATE, apic_id,
 		          "second processor entry with this APIC ID; ignored");

@@ -39,7 +39,7 @@ trap_common:
 	movw %ax, %ds
 	movw %ax, %es
 	movw %ax, %fs
-	movw %ax, %gs
+	/* %gs is left alone: it holds this CPU's per-CPU segment (PERCPU_SEL, gdt.c), never anything else. */
 	cld                         /* C code assumes DF = 0 */
 	pushl %esp                  /* struct trap_frame * */
 	call x86_trap_dispatch

@@ -55,11 +55,18 @@ void idt_set_task_gate(unsigned int vector, uint16_t selector)
 
 void idt_init(void)
 {
-	struct idt_ptr p;
-
 	for (unsigned int v = 0; v < X86_NR_VECTORS; v++)
 		idt_set_gate(v, (uintptr_t)x86_vector_stubs + v * X86_STUB_SIZE, 0);
 	idt_set_task_gate(X86_TRAP_DF, DF_TSS);
+	idt_load();
+}
+
+/* One IDT for every CPU: the gates are the same everywhere (DF_TSS names
+ * each CPU's own double-fault TSS through its own GDT). */
+void idt_load(void)
+{
+	struct idt_ptr p;
+
 	p.limit = sizeof(idt) - 1;
 	p.base = (uint32_t)(uintptr_t)idt;
 	__asm__ volatile("lidt %0" :: "m"(p) : "memory");

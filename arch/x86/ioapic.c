@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <asm/apic.h>
 #include <asm/cpu.h>
+#include <asm/spinlock.h>
 #include <asm/io.h>
 #include <asm/trap.h>
 #include <asm/x86_irq.h>
@@ -80,19 +81,33 @@ static uint8_t dest_apic_id;
 
 /* ------------------------------------------------------------------------
  * Register access. IOREGSEL and IOWIN form one pair for all pins: callers
- * keep interrupts off from the select to the data access.
+ * keep interrupts off from the select to the data access, and with several
+ * CPUs the pair is under ioapic_reg_lock too (one lock for all chips: the
+ * accesses are rare and short), so another CPU cannot select a different
+ * register between them. Its acquire/release (asm/spinlock.h) also order
+ * the MMIO accesses (uncached, so never reordered by the CPU) against the
+ * other CPU's.
  */
+static spinlock_t ioapic_reg_lock = SPINLOCK_INIT;
 
 static uint32_t reg_read(const struct ioapic *io, uint32_t reg)
 {
+	unsigned long flags = spin_lock_irqsave(&ioapic_reg_lock);
+	uint32_t v;
+
 	mmio_write32(io->base + IOREGSEL, reg);
-	return mmio_read32(io->base + IOWIN);
+	v = mmio_read32(io->base + IOWIN);
+	spin_unlock_irqrestore(&ioapic_reg_lock, flags);
+	return v;
 }
 
 static void reg_write(const struct ioapic *io, uint32_t reg, uint32_t value)
 {
+	unsigned long flags = spin_lock_irqsave(&ioapic_reg_lock);
+
 	mmio_write32(io->base + IOREGSEL, reg);
 	mmio_write32(io->base + IOWIN, value);
+	spin_unlock_irqrestore(&ioapic_reg_lock, flags);
 }
 
 static uint32_t rte_reg(unsigned int pin)

@@ -12,6 +12,7 @@
 #include <asm/trap.h>
 #include <asm/x86_irq.h>
 #include <asm/i8259.h>
+#include <asm/smp.h>
 #include <irq/irqchip.h>
 #include <kernel/printk.h>
 
@@ -82,6 +83,11 @@ void x86_set_system_vector(unsigned int vector, x86_vector_handler_t handler, co
 	vectors[vector].name = name;
 }
 
+const char *x86_system_vector_name(unsigned int vector)
+{
+	return (table_ready && vector < X86_NR_VECTORS && vectors[vector].handler) ? vectors[vector].name : NULL;
+}
+
 void x86_set_unexpected_vector_eoi(void (*eoi)(void))
 {
 	unexpected_eoi = eoi;
@@ -97,6 +103,7 @@ void x86_irq_vector(struct trap_frame *f)
 	struct vector_slot *s = &vectors[f->vector];
 
 	x86_irq_depth++;
+	smp_irq_enter(f->vector);
 	if (table_ready && s->handler) {
 		s->handler(f);
 	} else if (table_ready && s->irq >= 0) {
@@ -111,5 +118,6 @@ void x86_irq_vector(struct trap_frame *f)
 				f->vector, unexpected_count,
 				unexpected_count == UNEXPECTED_REPORTS_MAX ? "; not reporting further ones" : "");
 	}
+	smp_irq_exit();
 	x86_irq_depth--;
 }

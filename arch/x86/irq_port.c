@@ -1,38 +1,51 @@
 /*
  * irq_port.c - the x86 kernel's implementation of kernel/irq/port.h: how the
- * portable interrupt core reaches this kernel (locks = interrupts off on
- * our single CPU; time = kernel/time's clock; timers = hrtimers; logging =
+ * portable interrupt core reaches this kernel (locks = ticket spin locks
+ * with interrupts off, asm/spinlock.h; time = kernel/time's clock; timers = hrtimers; logging =
  * printk; panic = panic). docs/porting.md describes the contract.
  */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <asm/cpu.h>
+#include <asm/smp.h>
 #include <irq/port.h>
+#include <irq/irq_config.h>
 #include <kernel/printk.h>
 #include <time/time.h>
 #include <time/hrtimer.h>
 
 void irq_port_lock_init(irq_port_lock_t *lock)
 {
-	lock->held = 0;
+	spin_lock_init(&lock->lock);
+	lock->owner = 0;
 }
 
+/*
+ * `owner` is written only by the holder (after the acquire, and cleared
+ * before the release), and read by others only to compare with their own
+ * number + 1, which only they could have written: a stale value can never
+ * make another CPU believe it holds the lock.
+ */
 unsigned long irq_port_lock_irqsave(irq_port_lock_t *lock)
 {
 	unsigned long flags = irq_save_flags();
+	uint32_t me = smp_processor_id() + 1;
 
-	if (lock->held)
-		panic("irq_port_lock_irqsave: lock %p taken twice on one CPU", (void *)lock);
-	lock->held = 1;
+	if (lock->owner == me)
+		panic("irq_port_lock_irqsave: lock %p taken twice on CPU %u", (void *)lock, me - 1);
+	spin_lock(&lock->lock);
+	lock->owner = me;
 	return flags;
 }
 
 void irq_port_unlock_irqrestore(irq_port_lock_t *lock, unsigned long flags)
 {
-	if (!lock->held)
-		panic("irq_port_unlock_irqrestore: lock %p released but not held", (void *)lock);
-	lock->held = 0;
+	if (lock->owner != smp_processor_id() + 1)
+		panic("irq_port_unlock_irqrestore: lock %p released but not held by CPU %u", (void *)lock,
+		      smp_processor_id());
+	lock->owner = 0;
+	spin_unlock(&lock->lock);
 	irq_restore_flags(flags);
 }
 
@@ -95,8 +108,9 @@ void irq_port_cpu_relax(void)
 	cpu_relax();
 }
 
-/* One CPU for now; wired to smp_processor_id() when SMP lands (COMMON.md, decision 3). */
+/* The CPU number of arch/x86/smp.c (COMMON.md, decision 3): 0 = boot CPU. */
+_Static_assert(SMP_MAX_CPUS <= IRQ_NR_CPUS, "kernel/irq keeps per-CPU data for fewer CPUs than smp.c starts");
 unsigned int irq_port_cpu_id(void)
 {
-	return 0;
+	return smp_processor_id();
 }

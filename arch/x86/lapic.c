@@ -106,7 +106,8 @@ void lapic_eoi(void)
 {
 	/* Any value ends the highest-priority in-service interrupt; 0 is what the SDM asks for. */
 	lapic_write(LAPIC_REG_EOI, 0);
-	stats.eois++;
+	/* Several CPUs count here: an atomic add, no ordering needed (a statistic). */
+	__atomic_fetch_add(&stats.eois, 1, __ATOMIC_RELAXED);
 }
 
 bool lapic_irr_set(unsigned int vector)
@@ -147,7 +148,7 @@ void lapic_get_stats(struct lapic_stats *out)
 static void lapic_spurious_interrupt(struct trap_frame *f)
 {
 	(void)f;
-	stats.spurious++;
+	__atomic_fetch_add(&stats.spurious, 1, __ATOMIC_RELAXED);
 }
 
 /* Rate limit for error reports: a burst, then one per interval. */
@@ -435,6 +436,68 @@ int lapic_init(const struct fw_platform *fw)
 		boot_apic_id, version & VERSION_MASK,
 		(version & VERSION_MASK) < VERSION_INTEGRATED ? " (external 82489DX)" : "",
 		max_lvt + 1, (unsigned int)base, agree);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Several CPUs: IPIs and the APs' local APICs
+ */
+
+uint32_t lapic_current_id(void)
+{
+	return (lapic_read(LAPIC_REG_ID) >> ID_SHIFT) & ID_MASK;
+}
+
+static bool icr_wait_idle(void)
+{
+	for (unsigned int spins = 0; spins < ICR_SEND_SPIN_MAX; spins++) {
+		if (!(lapic_read(LAPIC_REG_ICR_LOW) & ICR_SEND_PENDING))
+			return true;
+		cpu_relax();
+	}
+	return false;
+}
+
+int lapic_send_ipi(uint32_t apic_id, uint32_t icr_low)
+{
+	unsigned long flags;
+	bool sent;
+
+	if (!lapic_base)
+		return -ENODEV;
+	/* The two ICR writes must not be split by an interrupt whose handler
+	 * sends an IPI of its own on this CPU. */
+	flags = irq_save_flags();
+	sent = icr_wait_idle();
+	if (sent) {
+		lapic_write(LAPIC_REG_ICR_HIGH, (apic_id & ID_MASK) << ID_SHIFT);
+		lapic_write(LAPIC_REG_ICR_LOW, icr_low);
+		sent = icr_wait_idle();
+	}
+	irq_restore_flags(flags);
+	return sent ? 0 : -ETIMEDOUT;
+}
+
+int lapic_init_ap(void)
+{
+	uint64_t msr;
+
+	if (!lapic_base)
+		return -ENODEV;
+	msr = rdmsr(MSR_IA32_APIC_BASE);
+	if ((msr & APIC_BASE_X2APIC) || (uint32_t)(msr & APIC_BASE_ADDR_MASK) != lapic_base ||
+	    (msr & APIC_BASE_ADDR_HIGH))
+		return -ENODEV;
+	if (!(msr & APIC_BASE_ENABLE))
+		wrmsr(MSR_IA32_APIC_BASE, msr | APIC_BASE_ENABLE);
+	mask_all_lvts();
+	lapic_write(LAPIC_REG_SVR, SVR_APIC_ENABLE | LAPIC_SPURIOUS_VECTOR);
+	lapic_write(LAPIC_REG_TPR, 0);
+	lapic_write(LAPIC_REG_ESR, 0);
+	lapic_write(LAPIC_REG_ESR, 0);
+	lapic_write(LAPIC_REG_LVT_ERROR, LAPIC_ERROR_VECTOR);
+	for (unsigned int i = 0; i < APIC_STALE_ISR_EOI_MAX && isr_any(); i++)
+		lapic_write(LAPIC_REG_EOI, 0);
 	return 0;
 }
 

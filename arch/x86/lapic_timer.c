@@ -25,6 +25,7 @@
 #include <asm/pit.h>
 #include <asm/trap.h>
 #include <asm/x86_irq.h>
+#include <asm/smp.h>
 #include <time/clockevent.h>
 #include <time/time.h>
 #include <kernel/errno.h>
@@ -130,25 +131,47 @@ static uint32_t ns_to_counts(uint64_t ns)
 	return counts ? (counts > LT_COUNT_MAX ? LT_COUNT_MAX : (uint32_t)counts) : 1u;
 }
 
-static int lt_set_periodic(struct clock_event_device *dev, uint32_t hz)
+/* Periodic mode at @hz on the LAPIC of the CPU this runs on. */
+static int lt_periodic_here(uint32_t hz)
 {
 	uint32_t counts;
 
-	(void)dev;
 	if (hz == 0)
 		return -EINVAL;
 	counts = (timer_hz + hz / 2) / hz;
-	oneshot_armed = false;
 	lapic_write(LAPIC_REG_LVT_TIMER, LAPIC_LVT_TIMER_PERIODIC | LAPIC_TIMER_VECTOR);
 	lapic_write(LAPIC_REG_TIMER_DIVIDE, LT_DIVIDE_BY_16);
 	lapic_write(LAPIC_REG_TIMER_INITIAL, counts ? counts : 1u);
 	return 0;
 }
 
+/*
+ * The clock event device below is CPU 0's LAPIC timer: kernel/time runs
+ * every timer on CPU 0 (docs/time.md, "Several CPUs"). Its operations write
+ * the LAPIC of the CPU they run on, so they must run on CPU 0; one that is
+ * called on another CPU (an hrtimer armed there, e.g. by an interrupt
+ * handler) leaves the hardware alone and sends CPU 0 the wake-up IPI, whose
+ * handler (lapic_timer_kick) runs the event handler there: it runs what is
+ * due and programs CPU 0's timer for the earliest expiry, the new one
+ * included (kernel/time's state is under its lock, so CPU 0 sees it).
+ */
+static int lt_set_periodic(struct clock_event_device *dev, uint32_t hz)
+{
+	(void)dev;
+	if (smp_processor_id() != 0)
+		return -EPERM;   /* the tick mode is chosen at boot, on CPU 0 */
+	oneshot_armed = false;
+	return lt_periodic_here(hz);
+}
+
 static int lt_set_next_event(struct clock_event_device *dev, uint64_t delta_ns)
 {
 	if (delta_ns > dev->max_delta_ns)
 		return -ERANGE;
+	if (smp_processor_id() != 0) {
+		smp_send_wakeup(0);
+		return 0;
+	}
 	if (!oneshot_armed) {
 		/* One-shot mode: the LVT timer mode bits 00. */
 		lapic_write(LAPIC_REG_LVT_TIMER, LAPIC_TIMER_VECTOR);
@@ -162,6 +185,8 @@ static int lt_set_next_event(struct clock_event_device *dev, uint64_t delta_ns)
 static int lt_shutdown(struct clock_event_device *dev)
 {
 	(void)dev;
+	if (smp_processor_id() != 0)
+		return -EPERM;
 	oneshot_armed = false;
 	lapic_write(LAPIC_REG_LVT_TIMER, LAPIC_LVT_MASKED | LAPIC_TIMER_VECTOR);
 	lapic_write(LAPIC_REG_TIMER_INITIAL, LT_STOP_COUNT);
@@ -181,9 +206,27 @@ static struct clock_event_device lapic_clockevent = {
 static void lapic_timer_interrupt(struct trap_frame *f)
 {
 	(void)f;
-	if (lapic_clockevent.event_handler)
+	this_cpu()->ticks++;
+	/* Only CPU 0's timer is kernel/time's device; an AP's counts its ticks. */
+	if (smp_processor_id() == 0 && lapic_clockevent.event_handler)
 		lapic_clockevent.event_handler(&lapic_clockevent);
 	lapic_eoi();
+}
+
+void lapic_timer_kick(void)
+{
+	/* In periodic mode the next tick is never more than a period away, and
+	 * an extra call would count a tick that did not happen. */
+	if (smp_processor_id() == 0 && lapic_clockevent.state == CLOCKEVENT_ONESHOT &&
+	    lapic_clockevent.event_handler)
+		lapic_clockevent.event_handler(&lapic_clockevent);
+}
+
+int lapic_timer_start_ap(uint32_t hz)
+{
+	if (!timer_hz || smp_processor_id() == 0)
+		return -ENODEV;
+	return lt_periodic_here(hz);
 }
 
 int lapic_timer_init(void)

@@ -154,13 +154,25 @@ static void mp_processor(const struct fw_walk *walk, uint32_t off, struct fw_pla
 	struct fw_cpu *cpu;
 	uint32_t i;
 
+	bool bsp = e[MP_CPU_FLAGS] & MP_CPU_BSP;
+
 	if (!(e[MP_CPU_FLAGS] & MP_CPU_ENABLED))
 		return;   /* EN clear: the processor is unusable (4.3.1) */
+	if (e[MP_CPU_APIC_ID] == FW_MP_ALL_APICS) {
+		fw_report(walk, off, FW_PROBLEM_BAD_ENTRY, e[MP_CPU_APIC_ID],
+		          "processor with the broadcast APIC ID 0xFF, which names no CPU; ignored");
+		return;
+	}
 	for (i = 0; i < out->cpus.count; i++) {
 		if (out->cpus.entry[i].apic_id == e[MP_CPU_APIC_ID]) {
 			fw_report(walk, off, FW_PROBLEM_DUPLICATE, e[MP_CPU_APIC_ID],
 			          "second processor with this APIC ID; ignored");
 			return;
+		}
+		if (bsp && out->cpus.entry[i].bsp) {
+			fw_report(walk, off, FW_PROBLEM_DUPLICATE, e[MP_CPU_APIC_ID],
+			          "second bootstrap processor; its BSP flag ignored");
+			bsp = false;
 		}
 	}
 	cpu = FW_LIST_ADD(walk, off, &out->cpus, "more CPUs than FW_MAX_CPUS; the rest ignored");
@@ -168,7 +180,7 @@ static void mp_processor(const struct fw_walk *walk, uint32_t off, struct fw_pla
 		return;
 	cpu->apic_id = e[MP_CPU_APIC_ID];
 	cpu->enabled = true;
-	cpu->bsp = e[MP_CPU_FLAGS] & MP_CPU_BSP;
+	cpu->bsp = bsp;
 }
 
 static void mp_ioapic(const struct fw_walk *walk, uint32_t off, struct fw_platform *out, const uint8_t *e)

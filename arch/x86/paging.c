@@ -15,6 +15,7 @@
 #include <asm/trap.h>
 #include <kernel/printk.h>
 #include <kernel/panic.h>
+#include <kernel/errno.h>
 
 #define PTE_PRESENT  0x001u   /* entry maps something */
 #define PTE_WRITE    0x002u   /* writable */
@@ -59,4 +60,13 @@ void paging_init(void)
 	write_cr0(read_cr0() | CR0_PG | CR0_WP);
 	pr_info("paging: identity map of 4 GiB (4 MiB pages, uncached from 0x%08x), page 0 and the boot stack's guard page %#x unmapped\n",
 		MMIO_START, guard);
+}
+
+int paging_unmap_guard(uint32_t addr)
+{
+	if ((addr & (PAGE_SIZE - 1)) || addr >= LARGE_PAGE || addr == 0)
+		return -EINVAL;
+	low_table[addr / PAGE_SIZE] = 0;
+	__asm__ volatile("invlpg (%0)" :: "r"(addr) : "memory");
+	return 0;
 }

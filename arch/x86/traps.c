@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <asm/cpu.h>
 #include <asm/trap.h>
+#include <asm/smp.h>
 #include <kernel/printk.h>
 #include <kernel/panic.h>
 
@@ -142,8 +143,11 @@ void x86_double_fault_task(void)
 	uint32_t stack_lo, stack_hi, error, cr2 = read_cr2();
 	const struct x86_tss *self = gdt_tss(DF_TSS);
 	const struct x86_tss *old = self ? gdt_tss(self->link) : 0;
-	uint32_t guard_lo = (uint32_t)(uintptr_t)boot_stack_guard;
-	uint32_t guard_hi = (uint32_t)(uintptr_t)boot_stack_bottom;
+	/* CPU 0 runs on boot.S's stack, every other CPU on its own (smp.c). */
+	const struct cpu_data *me = this_cpu();
+	uint32_t guard_lo = me->cpu ? (uint32_t)me->guard : (uint32_t)(uintptr_t)boot_stack_guard;
+	uint32_t guard_hi = me->cpu ? (uint32_t)me->stack_lo : (uint32_t)(uintptr_t)boot_stack_bottom;
+	uint32_t stack_top = me->cpu ? (uint32_t)me->stack_hi : (uint32_t)(uintptr_t)boot_stack_top;
 
 	exception_counts[X86_TRAP_DF]++;
 	exception_depth++;
@@ -162,8 +166,8 @@ void x86_double_fault_task(void)
 	pr_emerg("  CR2: %08x (last page-fault address)\n", cr2);
 	if ((old->esp >= guard_lo && old->esp < guard_hi + 64) || (cr2 >= guard_lo && cr2 < guard_hi))
 		pr_emerg("  kernel stack overflow: ESP %08x / CR2 %08x reached the guard page %08x-%08x "
-			 "below the boot stack %08x-%08x\n", old->esp, cr2, guard_lo, guard_hi - 1,
-			 guard_hi, (uint32_t)(uintptr_t)boot_stack_top);
+			 "below the %s stack %08x-%08x (CPU %u)\n", old->esp, cr2, guard_lo, guard_hi - 1,
+			 me->cpu ? "AP's" : "boot", guard_hi, stack_top, me->cpu);
 	print_backtrace(old->ebp, old->eip);
 	halt_system("double fault");
 }

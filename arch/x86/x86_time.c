@@ -17,6 +17,8 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <asm/cpu.h>
+#include <asm/smp.h>
+#include <asm/spinlock.h>
 #include <asm/pit.h>
 #include <asm/tsc.h>
 #include <asm/x86_time.h>
@@ -106,13 +108,62 @@ void x86_time_report(void)
 }
 
 /* ---- time_port.h ---- */
-unsigned long time_port_irq_save(void) { return irq_save_flags(); }
-void time_port_irq_restore(unsigned long flags) { irq_restore_flags(flags); }
+/*
+ * kernel/time's critical sections on several CPUs: interrupts off on this
+ * CPU and one recursive spin lock for all of kernel/time (its calls nest:
+ * a timer callback run under it arms timers, ktime_get_ns() is called
+ * inside). The owner is the CPU number, taken with the ticket lock's
+ * acquire and given up with its release (asm/spinlock.h); `time_owner` and
+ * `time_depth` are only written by the owner, and read by another CPU only
+ * to compare with its own number, which it can never equal by mistake: a
+ * CPU sees either a stale owner (someone else) or its own number, set by
+ * itself. time_port_idle() gives the lock up while it halts (kernel/time
+ * calls it from msleep's wait with the lock held) and takes it back after.
+ */
+#define TIME_NO_OWNER 0xFFFFFFFFu
+static spinlock_t time_lock = SPINLOCK_INIT;
+static volatile uint32_t time_owner = TIME_NO_OWNER;
+static uint32_t time_depth;
+
+unsigned long time_port_irq_save(void)
+{
+	unsigned long flags = irq_save_flags();
+	uint32_t me = smp_processor_id();
+
+	if (time_owner != me) {
+		spin_lock(&time_lock);
+		time_owner = me;
+	}
+	time_depth++;
+	return flags;
+}
+
+void time_port_irq_restore(unsigned long flags)
+{
+	if (--time_depth == 0) {
+		time_owner = TIME_NO_OWNER;
+		spin_unlock(&time_lock);
+	}
+	irq_restore_flags(flags);
+}
+
 /* Wait for the next interrupt and return with interrupts off again, as time_port.h requires. */
 void time_port_idle(void)
 {
-	cpu_sti_hlt();
-	cpu_cli();
+	uint32_t depth = 0, me = smp_processor_id();
+
+	if (time_owner == me) {
+		depth = time_depth;
+		time_depth = 0;
+		time_owner = TIME_NO_OWNER;
+		spin_unlock(&time_lock);
+	}
+	smp_idle_halt();
+	if (depth) {
+		spin_lock(&time_lock);
+		time_owner = me;
+		time_depth = depth;
+	}
 }
 
 void time_port_log(int level, const char *fmt, ...)

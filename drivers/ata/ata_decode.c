@@ -150,7 +150,9 @@ int atapi_decode_sense(uint8_t key, uint8_t asc, uint8_t ascq, char *msg, size_t
 
 /*
  * id_string - IDENTIFY strings hold two characters per word, the first in
- * the high byte; trailing spaces are padding. Non-printable bytes become '?'.
+ * the high byte; trailing spaces are padding, and so are NUL bytes (Bochs
+ * pads with them: its firmware field is eight NULs). Other non-printable
+ * bytes become '?'.
  */
 static void id_string(const uint16_t *words, unsigned int first, unsigned int count, char *out)
 {
@@ -162,7 +164,9 @@ static void id_string(const uint16_t *words, unsigned int first, unsigned int co
 	}
 	out[n] = 0;
 	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)out[i] < ASCII_SPACE || (unsigned char)out[i] > ASCII_LAST_PRINTABLE)
+		if (out[i] == 0)
+			out[i] = ASCII_SPACE;
+		else if ((unsigned char)out[i] < ASCII_SPACE || (unsigned char)out[i] > ASCII_LAST_PRINTABLE)
 			out[i] = ASCII_REPLACEMENT;
 	while (n > 0 && out[n - 1] == ASCII_SPACE)
 		out[--n] = 0;

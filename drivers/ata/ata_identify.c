@@ -126,8 +126,8 @@ static int setup_disk(struct ata_device *dev)
 	ata_disk_init_blk(dev);
 	print_size(size, sizeof(size), dev->sectors / SECTORS_PER_MIB);
 	pr_info("%s: %s: ATA disk \"%s\" serial %s firmware %s: %llu sectors (%s), %s, %s%u\n",
-		dev->chan->name, dev->name, id->model, id->serial, id->firmware,
-		(unsigned long long)dev->sectors, size, id->lba48 ? "LBA48" : "LBA28",
+		dev->chan->name, dev->name, id->model, id->serial[0] ? id->serial : "(none)",
+		id->firmware[0] ? id->firmware : "(none)", (unsigned long long)dev->sectors, size, id->lba48 ? "LBA48" : "LBA28",
 		dev->multiple ? "multiple " : "single-sector PIO", dev->multiple);
 	return 0;
 }

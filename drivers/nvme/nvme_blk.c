@@ -15,6 +15,23 @@
 
 #define LBA_LOW_BITS 32
 
+/*
+ * pick_queue - the I/O queue for the next command: nvme-noirq:PERCENT sends
+ * its share through queue pair 2 (MSI-X: IEN=0) or marks it to run with
+ * its vector masked in INTMS (pin/MSI). Otherwise queue 1.
+ */
+static struct nvme_queue *pick_queue(struct nvme_ctrl *c)
+{
+	unsigned int p = c->noirq_percent;
+
+	if (p == 0 || p >= NVME_PERCENT_MAX || !nvme_lose_decision(c->io_seq++, p))
+		return &c->io;
+	if (c->io2_live)
+		return &c->io2;
+	c->io.mask_next = true;
+	return &c->io;
+}
+
 int nvme_rw(struct nvme_ctrl *c, bool write, uint64_t lba, uint32_t count, void *buf)
 {
 	struct nvme_sqe cmd;
@@ -37,7 +54,7 @@ int nvme_rw(struct nvme_ctrl *c, bool write, uint64_t lba, uint32_t count, void 
 	cmd.cdw10 = (uint32_t)lba;
 	cmd.cdw11 = (uint32_t)(lba >> LBA_LOW_BITS);
 	cmd.cdw12 = count - 1;     /* NLB is 0-based */
-	return nvme_exec(&c->io, &cmd, NVME_IO_TIMEOUT_MS);
+	return nvme_exec(pick_queue(c), &cmd, NVME_IO_TIMEOUT_MS);
 }
 
 int nvme_flush(struct nvme_ctrl *c)
@@ -47,7 +64,7 @@ int nvme_flush(struct nvme_ctrl *c)
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = NVME_CMD_FLUSH;
 	cmd.nsid = c->nsid;
-	return nvme_exec(&c->io, &cmd, NVME_IO_TIMEOUT_MS);
+	return nvme_exec(pick_queue(c), &cmd, NVME_IO_TIMEOUT_MS);
 }
 
 static int blk_read_op(struct blk_dev *dev, uint64_t lba, uint32_t count, void *buf)
@@ -150,6 +167,12 @@ int nvme_cmd(int argc, char **argv)
 		}
 		return raw_read(c, lba, count);
 	}
-	cprintf("usage: nvme [raw-read DEV LBA COUNT]\n");
+	if (argc == 2 && strcmp(argv[1], "clear-stats") == 0) {
+		for (unsigned int i = 0; i < nvme_ctrl_count; i++)
+			nvme_clear_stats(&nvme_ctrls[i]);
+		cprintf("nvme: counters cleared\n");
+		return 0;
+	}
+	cprintf("usage: nvme [raw-read DEV LBA COUNT | clear-stats]\n");
 	return -EINVAL;
 }

@@ -33,6 +33,7 @@
 #include <kernel/printk.h>
 #include <kernel/string.h>
 #include <time/time.h>
+#include <irq/trace.h>
 
 #define FOUR_GIB 0x100000000ull
 #define CID_INVALID 0xFFFFu       /* never handed out: "no command" */
@@ -77,6 +78,22 @@ static const char *queue_kind(const struct nvme_queue *q)
 {
 	return q->qid ? "I/O" : "admin";
 }
+/*
+ * "nvme_cmd" events of the interrupt core's trace (docs/trace.md) on the queue's line: begin =
+ * the opcode, end = the completion status. The name is registered at the first traced submit
+ * (thread context); a completion before that records nothing.
+ */
+static unsigned int nvme_trace_tag;
+
+static void nvme_trace(const struct nvme_queue *q, bool begin, uint32_t value)
+{
+	if (!irq_trace_enabled() || q->line < 0)
+		return;
+	if (begin && !nvme_trace_tag)
+		nvme_trace_tag = irq_trace_tag("nvme_cmd");
+	irq_trace_drv(nvme_trace_tag, (unsigned int)q->line, begin ? IRQ_TDRV_BEGIN : IRQ_TDRV_END, value);
+}
+
 
 /*
  * process_cq - take every new entry of @q's completion queue. @by_wait:
@@ -117,12 +134,14 @@ static unsigned int process_cq(struct nvme_queue *q, bool by_wait)
 			q->status = status & (uint16_t)~NVME_CQE_PHASE;
 			q->result = result;
 			q->taken_by_wait = by_wait;
+			q->done_ns = ktime_get_ns();
 			q->state = NVME_CMD_DONE;
 			if (by_wait)
 				q->by_wait++;
 			else
 				q->by_irq_or_poll++;
 			unexpect_irq(q->expect, by_wait);
+			nvme_trace(q, false, q->status);
 		} else {
 			/* Late after a time-out, duplicated or bogus: never completes anything. */
 			if (++q->stray <= NVME_STRAY_REPORT_MAX)
@@ -187,12 +206,12 @@ static void wake_up(struct timer *t)
 	(void)t;   /* the timer interrupt itself ends time_idle() */
 }
 
-static struct timer wake_timer[NVME_MAX_CONTROLLERS][2];
+static struct timer wake_timer[NVME_MAX_CONTROLLERS][3];   /* per queue: admin, I/O, second I/O */
 
 /* wait_done - sleep until @q's command leaves WAITING, or abandon it. RETURNS 0 or -ETIMEDOUT. */
 static int wait_done(struct nvme_queue *q, unsigned int timeout_ms)
 {
-	struct timer *t = &wake_timer[q->ctrl->index % NVME_MAX_CONTROLLERS][q->qid ? 1 : 0];
+	struct timer *t = &wake_timer[q->ctrl->index % NVME_MAX_CONTROLLERS][q->qid % 3];
 	const uint64_t timeout_ns = (uint64_t)timeout_ms * NSEC_PER_MSEC;
 	const uint64_t look_ns = (uint64_t)NVME_IRQ_WAIT_MS * NSEC_PER_MSEC;
 	unsigned long flags = irq_save_flags();
@@ -277,7 +296,11 @@ static int submit(struct nvme_queue *q, struct nvme_sqe *cmd)
 	q->taken_by_wait = false;
 	q->state = NVME_CMD_WAITING;
 	q->commands++;
+	nvme_trace(q, true, cmd->opcode);
 	expect_irq(q->expect);
+	/* nvme-noirq:PERCENT (pin/MSI): this command's completion raises no interrupt. */
+	if (q->mask_next)
+		mmio_write32(q->ctrl->regs + NVME_REG_INTMS, 1u << q->vector);
 	q->submit_ns = ktime_get_ns();
 	/* The entry is in memory before the doorbell write makes the controller fetch it. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -298,6 +321,11 @@ int nvme_exec(struct nvme_queue *q, struct nvme_sqe *cmd, unsigned int timeout_m
 	if (err)
 		return err;
 	err = wait_done(q, timeout_ms);
+	if (q->mask_next) {
+		/* The completion was taken and the CQ head written: unmasking raises nothing late. */
+		mmio_write32(c->regs + NVME_REG_INTMC, 1u << q->vector);
+		q->mask_next = false;
+	}
 	if (err) {
 		pr_err("%s: %s (%s queue %u, command 0x%04x) not completed in %u ms: the controller stopped answering\n",
 		       c->name, opcode_name(q, cmd->opcode), queue_kind(q), q->qid, cmd->cid, timeout_ms);
@@ -306,6 +334,14 @@ int nvme_exec(struct nvme_queue *q, struct nvme_sqe *cmd, unsigned int timeout_m
 	}
 	q->state = NVME_CMD_IDLE;
 	err = nvme_status_errno(q->status);
+	if (!err && q->qid) {
+		uint64_t lat = q->done_ns - q->submit_ns;
+
+		q->lat_count++;
+		q->lat_total_ns += lat;
+		if (lat > q->lat_max_ns)
+			q->lat_max_ns = lat;
+	}
 	if (err) {
 		q->errors++;
 		pr_err("%s: %s failed: %s\n", c->name, opcode_name(q, cmd->opcode),
@@ -376,10 +412,9 @@ static int enable(struct nvme_ctrl *c)
 	return err;
 }
 
-int nvme_create_io_queues(struct nvme_ctrl *c, bool cq_irq)
+int nvme_create_queue_pair(struct nvme_ctrl *c, struct nvme_queue *q, bool cq_irq)
 {
 	struct nvme_sqe cmd;
-	struct nvme_queue *q = &c->io;
 	int err;
 
 	queue_reset_state(q);
@@ -400,21 +435,31 @@ int nvme_create_io_queues(struct nvme_ctrl *c, bool cq_irq)
 	return nvme_exec(&c->admin, &cmd, NVME_ADMIN_TIMEOUT_MS);
 }
 
-int nvme_delete_io_queues(struct nvme_ctrl *c)
+int nvme_delete_queue_pair(struct nvme_ctrl *c, struct nvme_queue *q)
 {
 	struct nvme_sqe cmd;
 	int err;
 
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = NVME_ADMIN_DELETE_SQ;
-	cmd.cdw10 = c->io.qid;
+	cmd.cdw10 = q->qid;
 	err = nvme_exec(&c->admin, &cmd, NVME_ADMIN_TIMEOUT_MS);
 	if (err)
 		return err;
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = NVME_ADMIN_DELETE_CQ;
-	cmd.cdw10 = c->io.qid;
+	cmd.cdw10 = q->qid;
 	return nvme_exec(&c->admin, &cmd, NVME_ADMIN_TIMEOUT_MS);
+}
+
+int nvme_create_io_queues(struct nvme_ctrl *c, bool cq_irq)
+{
+	return nvme_create_queue_pair(c, &c->io, cq_irq);
+}
+
+int nvme_delete_io_queues(struct nvme_ctrl *c)
+{
+	return nvme_delete_queue_pair(c, &c->io);
 }
 
 static bool resetting[NVME_MAX_CONTROLLERS];
@@ -443,8 +488,15 @@ static int nvme_reset(struct nvme_ctrl *c, const char *why)
 		pr_err("%s: reset failed (%d): controller marked dead, every command now fails with -EIO\n", c->name, err);
 		return err;
 	}
+	if (!err && c->io2_live)
+		err = nvme_create_queue_pair(c, &c->io2, false);
 	if (c->intms_masked)
 		wr32(c, NVME_REG_INTMS, 1u << c->io.vector);
+	if (err) {
+		c->dead = true;
+		pr_err("%s: reset failed (%d): controller marked dead, every command now fails with -EIO\n", c->name, err);
+		return err;
+	}
 	pr_warn("%s: controller reset and answering again\n", c->name);
 	return 0;
 }
@@ -505,7 +557,7 @@ static int set_queue_count(struct nvme_ctrl *c)
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = NVME_ADMIN_SET_FEATURES;
 	cmd.cdw10 = NVME_FEAT_NUM_QUEUES;
-	cmd.cdw11 = 0;     /* one SQ and one CQ (0-based) */
+	cmd.cdw11 = 1u << 16 | 1u;  /* two SQs and two CQs (0-based): the second pair serves nvme-noirq:PERCENT */
 	err = nvme_exec(&c->admin, &cmd, NVME_ADMIN_TIMEOUT_MS);
 	if (err)
 		pr_warn("%s: SET FEATURES (number of queues) failed; trying to create the queue anyway\n", c->name);
@@ -566,6 +618,42 @@ static int alloc_queue(struct nvme_ctrl *c, struct nvme_queue *q, unsigned int q
 	queue_doorbells(c, q);
 	queue_reset_state(q);
 	return 0;
+}
+
+/*
+ * nvme_io2_start - nvme-noirq:PERCENT with MSI-X: a second I/O queue pair
+ * (qid 2) on the I/O queue's vector whose CQ is created with IEN = 0, with
+ * its own action ("nvme0q2") and expect token on that line; nvme_rw sends
+ * the chosen share of commands through it. RETURNS 0 or an error.
+ */
+int nvme_io2_start(struct nvme_ctrl *c)
+{
+	int err;
+
+	if (c->io2_live)
+		return 0;
+	if (NVME_REG_DOORBELL + 6u * c->dstrd_bytes > c->pci->bar[0].size)
+		return -ENOSPC;
+	c->io2.vector = c->io.vector;
+	err = nvme_create_queue_pair(c, &c->io2, false);
+	if (err)
+		return err;
+	setup_queue_irq(c, &c->io2);
+	c->io2_live = true;
+	return 0;
+}
+
+void nvme_io2_stop(struct nvme_ctrl *c)
+{
+	if (!c->io2_live)
+		return;
+	if (nvme_delete_queue_pair(c, &c->io2))
+		pr_warn("%s: deleting queue pair 2 failed\n", c->name);
+	if (c->io2.irq_requested)
+		free_irq((unsigned int)c->io2.line, &c->io2);
+	c->io2.irq_requested = false;
+	c->io2.expect = NULL;
+	c->io2_live = false;
 }
 
 /* ---- Probe ---------------------------------------------------------------------------------- */
@@ -652,7 +740,8 @@ static int probe(struct nvme_ctrl *c)
 	depth = NVME_CAP_MQES(c->cap) + 1 < NVME_QUEUE_DEPTH ? (uint16_t)(NVME_CAP_MQES(c->cap) + 1) : NVME_QUEUE_DEPTH;
 	c->prp_list = kmalloc_aligned(NVME_PAGE_SIZE, NVME_PAGE_SIZE);
 	c->identify = kmalloc_aligned(NVME_IDENTIFY_BYTES, NVME_PAGE_SIZE);
-	if (!c->prp_list || !c->identify || alloc_queue(c, &c->admin, 0, depth) || alloc_queue(c, &c->io, 1, depth)) {
+	if (!c->prp_list || !c->identify || alloc_queue(c, &c->admin, 0, depth) || alloc_queue(c, &c->io, 1, depth) ||
+	    alloc_queue(c, &c->io2, 2, depth)) {
 		pr_err("%s: out of memory for queues\n", c->name);
 		return -ENOMEM;
 	}
@@ -721,12 +810,14 @@ static void print_queue(const struct nvme_queue *q)
 
 	if (q->commands || q->stray || q->timeouts)
 		lost_reason(q, why, sizeof(why));
-	cprintf("  %s: %s queue %u, %u entries, line %d (vector %u)%s, CQ interrupts %s; commands %llu: %llu by interrupt or core poll, %llu found by the driver's wait (lost, max %llu us), %llu timed out, %llu failed, %llu stray completions dropped\n",
+	cprintf("  %s: %s queue %u, %u entries, line %d (vector %u)%s, CQ interrupts %s; commands %llu: %llu by interrupt or core poll, %llu found by the driver's wait (lost, max %llu us), %llu timed out, %llu failed, %llu stray completions dropped; latency avg %llu us max %llu us over %llu\n",
 		q->name, queue_kind(q), q->qid, q->depth, q->line, q->vector, q->irq_requested ? "" : " not requested",
 		q->cq_irq_enabled ? "enabled" : "DISABLED (IEN=0)", (unsigned long long)q->commands,
 		(unsigned long long)q->by_irq_or_poll, (unsigned long long)q->by_wait,
 		(unsigned long long)(q->lost_ns_max / NSEC_PER_USEC), (unsigned long long)q->timeouts,
-		(unsigned long long)q->errors, (unsigned long long)q->stray);
+		(unsigned long long)q->errors, (unsigned long long)q->stray,
+		(unsigned long long)(q->lat_count ? q->lat_total_ns / q->lat_count / NSEC_PER_USEC : 0),
+		(unsigned long long)(q->lat_max_ns / NSEC_PER_USEC), (unsigned long long)q->lat_count);
 }
 
 void nvme_print_state(const struct nvme_ctrl *c)
@@ -737,9 +828,33 @@ void nvme_print_state(const struct nvme_ctrl *c)
 		bdf_text(c->pci, bdf, sizeof(bdf)), c->model, c->serial, c->dead ? " DEAD" : "",
 		pci_irq_mode_name(pci_irq_mode(c->pci)), c->nvec, rd32(c, NVME_REG_INTMS), c->resets,
 		c->noirq ? ", nvme-noirq in force" : "");
+	if (c->noirq_percent)
+		cprintf("  nvme-noirq: %u %% of I/O commands raise no interrupt (%s)\n", c->noirq_percent,
+			c->noirq_percent >= NVME_PERCENT_MAX ? (c->intms_masked ? "INTMS" : "the I/O CQ has IEN=0") :
+			c->io2_live ? "sent through queue pair 2, whose CQ has IEN=0" : "INTMS around each chosen command");
 	print_queue(&c->admin);
 	print_queue(&c->io);
+	if (c->io2_live)
+		print_queue(&c->io2);
 	if (c->blk_registered)
 		cprintf("  %s: namespace %u, %llu blocks of %u bytes%s\n", c->blk.name, c->nsid,
 			(unsigned long long)c->ns.blocks, c->ns.block_size, c->ns.read_only ? ", write protected" : "");
+}
+
+static void clear_queue_stats(struct nvme_queue *q)
+{
+	unsigned long flags = irq_save_flags();
+
+	q->commands = q->by_irq_or_poll = q->by_wait = q->timeouts = q->stray = q->errors = 0;
+	q->lost_reported = q->lost_unreported = 0;
+	q->lost_ns_max = q->lost_ns_total = 0;
+	q->lat_count = q->lat_total_ns = q->lat_max_ns = 0;
+	irq_restore_flags(flags);
+}
+
+void nvme_clear_stats(struct nvme_ctrl *c)
+{
+	clear_queue_stats(&c->admin);
+	clear_queue_stats(&c->io);
+	clear_queue_stats(&c->io2);
 }

@@ -179,3 +179,22 @@ int nvme_prp_setup(uint64_t addr, uint32_t len, uint64_t *list, uint64_t list_ph
 	*prp2 = list_phys;
 	return 0;
 }
+
+/* splitmix64's finaliser: neighbouring command numbers get unrelated decisions. */
+#define LOSE_SEED 0x6E766D656E6F6972ull   /* "nvmenoir" */
+#define LOSE_MIX_MULT_1 0xBF58476D1CE4E5B9ull
+#define LOSE_MIX_MULT_2 0x94D049BB133111EBull
+
+bool nvme_lose_decision(uint32_t seq, unsigned int percent)
+{
+	uint64_t z = (uint64_t)seq ^ LOSE_SEED;
+
+	if (percent == 0)
+		return false;
+	if (percent >= NVME_PERCENT_MAX)
+		return true;
+	z = (z ^ (z >> 30)) * LOSE_MIX_MULT_1;
+	z = (z ^ (z >> 27)) * LOSE_MIX_MULT_2;
+	z ^= z >> 31;
+	return (unsigned int)(z % NVME_PERCENT_MAX) < percent;
+}

@@ -11,6 +11,12 @@
  *           controller (NVMe 1.4 3.1.3); with one vector the admin
  *           queue's completions go silent too.
  *
+ * `nvme-noirq:PERCENT` (below 100) loses that share of I/O completions,
+ * chosen by a hash of the command number: with MSI-X the chosen commands
+ * go through a second I/O queue pair whose CQ has IEN = 0 (its own action
+ * "nvme0q2" on the same line); with MSI or INTx the vector is masked in
+ * INTMS from before the doorbell until the completion was taken.
+ *
  * The data stays right because every command is expected: the core's
  * poll (or at worst the driver's own look after NVME_IRQ_WAIT_MS) takes
  * the completion. `inject off nvme-noirq` recreates the queues with IEN=1
@@ -19,16 +25,16 @@
 #include "nvme_internal.h"
 #include <asm/io.h>
 #include <drivers/pci_msi.h>
+#include <kernel/cmdline.h>
 #include <kernel/errno.h>
 #include <kernel/fault.h>
 #include <kernel/printk.h>
 
-static int noirq_set(struct nvme_ctrl *c, bool on)
+/* noirq_all - the 100 % form: every I/O completion of the queue pair goes without an interrupt. */
+static int noirq_all(struct nvme_ctrl *c, bool on)
 {
 	int err;
 
-	if (c->dead || !c->blk_registered)
-		return -ENODEV;
 	if (pci_irq_mode(c->pci) == PCI_IRQ_MODE_MSIX) {
 		err = nvme_delete_io_queues(c);
 		if (!err)
@@ -36,8 +42,8 @@ static int noirq_set(struct nvme_ctrl *c, bool on)
 		if (err)
 			return err;
 		c->intms_masked = false;
-		pr_warn("fault: %s: I/O completion queue %u recreated with IEN=%u: its completions %s\n", c->name, c->io.qid,
-			on ? 0 : 1, on ? "raise no interrupt on line (MSI-X)" : "interrupt again");
+		pr_warn("fault: %s: I/O completion queue %u recreated with IEN=%u: its completions %s line %d\n", c->name,
+			c->io.qid, on ? 0 : 1, on ? "raise no interrupt on" : "interrupt again on", c->io.line);
 	} else {
 		mmio_write32(c->regs + (on ? NVME_REG_INTMS : NVME_REG_INTMC), 1u << c->io.vector);
 		c->intms_masked = on;
@@ -45,20 +51,60 @@ static int noirq_set(struct nvme_ctrl *c, bool on)
 			c->io.vector, pci_irq_mode_name(pci_irq_mode(c->pci)), c->io.line,
 			on && c->io.vector == c->admin.vector ? ": the admin queue shares it and goes silent too" : "");
 	}
-	c->noirq = on;
+	return 0;
+}
+
+/* noirq_share - PERCENT < 100: queue pair 2 with IEN=0 (MSI-X), or INTMS around chosen commands. */
+static int noirq_share(struct nvme_ctrl *c, unsigned int percent)
+{
+	int err = 0;
+
+	if (pci_irq_mode(c->pci) == PCI_IRQ_MODE_MSIX) {
+		err = nvme_io2_start(c);
+		if (err)
+			return err;
+		pr_warn("fault: %s: %u %% of I/O commands go through queue pair 2, whose completion queue has IEN=0 (line %d)\n",
+			c->name, percent, c->io2.line);
+	} else {
+		pr_warn("fault: %s: %u %% of I/O commands run with INTMS masking vector %u (%s, line %d)\n", c->name, percent,
+			c->io.vector, pci_irq_mode_name(pci_irq_mode(c->pci)), c->io.line);
+	}
+	return err;
+}
+
+static int noirq_set(struct nvme_ctrl *c, unsigned int percent)
+{
+	int err = 0;
+
+	if (c->dead || !c->blk_registered)
+		return -ENODEV;
+	/* Undo what is in force first: the share may change kind (100 % vs less). */
+	if (c->noirq_percent >= NVME_PERCENT_MAX)
+		err = noirq_all(c, false);
+	else if (c->noirq_percent)
+		nvme_io2_stop(c);
+	c->noirq_percent = 0;
+	c->noirq = false;
+	if (err || percent == 0)
+		return err;
+	err = percent >= NVME_PERCENT_MAX ? noirq_all(c, true) : noirq_share(c, percent);
+	if (err)
+		return err;
+	c->noirq_percent = percent;
+	c->noirq = true;
 	return 0;
 }
 
 static int noirq_on(const char *arg)
 {
+	unsigned long percent = NVME_PERCENT_MAX;
 	unsigned int done = 0;
 	int err = -ENODEV;
 
-	(void)arg;
+	if (arg && cmdline_parse_uint(arg, 0, NVME_PERCENT_MAX, &percent))
+		return -EINVAL;
 	for (unsigned int i = 0; i < nvme_ctrl_count; i++) {
-		if (nvme_ctrls[i].noirq)
-			continue;
-		err = noirq_set(&nvme_ctrls[i], true);
+		err = noirq_set(&nvme_ctrls[i], (unsigned int)percent);
 		done += err == 0;
 	}
 	return done ? 0 : err;
@@ -69,15 +115,14 @@ static int noirq_off(void)
 	int err = 0;
 
 	for (unsigned int i = 0; i < nvme_ctrl_count; i++) {
-		if (!nvme_ctrls[i].noirq)
-			continue;
-		int e = noirq_set(&nvme_ctrls[i], false);
+		int e = nvme_ctrls[i].noirq ? noirq_set(&nvme_ctrls[i], 0) : 0;
+
 		if (e)
 			err = e;
 	}
 	return err;
 }
 
-FAULT(nvme_noirq, "nvme-noirq", NULL,
-      "NVMe I/O completions raise no interrupt: the CQ recreated with IEN=0 (MSI-X) or its vector masked in INTMS (MSI/INTx)",
+FAULT(nvme_noirq, "nvme-noirq", "PERCENT",
+      "PERCENT % (default 100) of NVMe I/O completions raise no interrupt: CQ with IEN=0 (MSI-X) or vector masked in INTMS",
       noirq_on, noirq_off);

@@ -51,6 +51,7 @@ enum nvme_tunables {
 	NVME_LOST_REPORT_INTERVAL_MS = 1000, /* ... then at most one line per this interval */
 	NVME_STRAY_REPORT_MAX = 10,    /* stray completions logged before going quiet */
 	NVME_WAIT_PASSES_MAX = 30000000, /* wake-ups of one wait: only a stopped clock needs more */
+	NVME_PERCENT_MAX = 100,        /* nvme-noirq:PERCENT */
 };
 
 /* ------------------------------------------------------------------------
@@ -199,6 +200,13 @@ int nvme_status_errno(uint16_t status);
 int nvme_prp_setup(uint64_t addr, uint32_t len, uint64_t *list, uint64_t list_phys, uint64_t *prp1,
 		   uint64_t *prp2);
 
+/*
+ * nvme_lose_decision - nvme-noirq:PERCENT: whether I/O command number @seq
+ * goes without an interrupt (a hash, so the same commands each run and the
+ * share is exact over many). RETURNS true for about @percent % of them.
+ */
+bool nvme_lose_decision(uint32_t seq, unsigned int percent);
+
 /* ------------------------------------------------------------------------
  * Driver state
  */
@@ -239,6 +247,9 @@ struct nvme_queue {
 	uint64_t commands, by_irq_or_poll, by_wait, timeouts, stray, errors;
 	uint64_t lost_reported, lost_unreported, last_lost_report_ns;
 	uint64_t lost_ns_max, lost_ns_total;   /* time from submission to a wait-found completion */
+	uint64_t done_ns;             /* when the completion was taken */
+	uint64_t lat_count, lat_total_ns, lat_max_ns; /* submission to completion taken, I/O that succeeded */
+	bool mask_next;               /* nvme-noirq:PERCENT: mask the vector in INTMS around the next command */
 };
 
 struct nvme_ctrl {
@@ -256,6 +267,10 @@ struct nvme_ctrl {
 	char serial[21], model[41], firmware[9];
 	int nvec;                     /* interrupt vectors given */
 	struct nvme_queue admin, io;
+	struct nvme_queue io2;        /* nvme-noirq:PERCENT with MSI-X: a second I/O pair whose CQ has IEN=0 */
+	bool io2_live;                /* io2's queues exist and its action is requested */
+	unsigned int noirq_percent;   /* share of I/O commands that raise no interrupt (0: fault off) */
+	uint32_t io_seq;              /* I/O commands issued, for the fault's choice */
 	uint64_t *prp_list;           /* one page of PRP entries for the I/O queue */
 	uint8_t *identify;            /* 4 KiB buffer for identify data */
 	uint32_t nsid;
@@ -276,7 +291,12 @@ int nvme_rw(struct nvme_ctrl *c, bool write, uint64_t lba, uint32_t count, void 
 int nvme_flush(struct nvme_ctrl *c);
 int nvme_create_io_queues(struct nvme_ctrl *c, bool cq_irq);
 int nvme_delete_io_queues(struct nvme_ctrl *c);
+int nvme_create_queue_pair(struct nvme_ctrl *c, struct nvme_queue *q, bool cq_irq);
+int nvme_delete_queue_pair(struct nvme_ctrl *c, struct nvme_queue *q);
+int nvme_io2_start(struct nvme_ctrl *c);
+void nvme_io2_stop(struct nvme_ctrl *c);
 void nvme_print_state(const struct nvme_ctrl *c);
+void nvme_clear_stats(struct nvme_ctrl *c);
 /* nvme_blk.c */
 int nvme_blk_register(struct nvme_ctrl *c);
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include <asm/cpu.h>
+#include <asm/spinlock.h>
 #include <asm/io.h>
 #include <kernel/errno.h>
 #include <kernel/printk.h>
@@ -24,6 +25,10 @@ enum conf1_ports {
 	CONF1_ADDRESS_PORT = 0xCF8,  /* CONFIG_ADDRESS, 32-bit accesses only */
 	CONF1_DATA_PORT = 0xCFC,     /* CONFIG_DATA, byte lanes 0xCFC-0xCFF */
 };
+
+/* CONFIG_ADDRESS then CONFIG_DATA is one access: with several CPUs another
+ * must not move CONFIG_ADDRESS in between (asm/spinlock.h for the ordering). */
+static spinlock_t conf1_lock = SPINLOCK_INIT;
 
 /* CONFIG_ADDRESS fields (PCI 3.0 figure 3-2). */
 enum conf1_address_bits {
@@ -44,7 +49,7 @@ static uint32_t conf1_address(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off
 static uint32_t conf1_read(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off, uint8_t width)
 {
 	uint16_t lane = CONF1_DATA_PORT + (off & CONF1_LANE_MASK);
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = spin_lock_irqsave(&conf1_lock);
 	uint32_t v;
 
 	(void)ctx;
@@ -55,7 +60,7 @@ static uint32_t conf1_read(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint
 		v = inw(lane);
 	else
 		v = inl(CONF1_DATA_PORT);
-	irq_restore_flags(flags);
+	spin_unlock_irqrestore(&conf1_lock, flags);
 	return v;
 }
 
@@ -63,7 +68,7 @@ static void conf1_write(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint16_
 			uint32_t value)
 {
 	uint16_t lane = CONF1_DATA_PORT + (off & CONF1_LANE_MASK);
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = spin_lock_irqsave(&conf1_lock);
 
 	(void)ctx;
 	outl(CONF1_ADDRESS_PORT, conf1_address(bus, dev, fn, off));
@@ -73,12 +78,13 @@ static void conf1_write(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint16_
 		outw(lane, (uint16_t)value);
 	else
 		outl(CONF1_DATA_PORT, value);
-	irq_restore_flags(flags);
+	spin_unlock_irqrestore(&conf1_lock, flags);
 }
 
 static unsigned long conf1_critical_begin(void *ctx)
 {
 	(void)ctx;
+	/* Interrupts off only: the accesses inside take conf1_lock one by one. */
 	return irq_save_flags();
 }
 
@@ -104,14 +110,14 @@ static const struct pci_config_ops conf1_ops = {
  */
 static bool conf1_present(void)
 {
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = spin_lock_irqsave(&conf1_lock);
 	uint32_t saved = inl(CONF1_ADDRESS_PORT);
 	bool present;
 
 	outl(CONF1_ADDRESS_PORT, CONF1_ENABLE);
 	present = inl(CONF1_ADDRESS_PORT) == CONF1_ENABLE;
 	outl(CONF1_ADDRESS_PORT, saved);
-	irq_restore_flags(flags);
+	spin_unlock_irqrestore(&conf1_lock, flags);
 	return present;
 }
 

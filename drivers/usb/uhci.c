@@ -15,8 +15,18 @@
  * that divides i, so int[k] is visited every 2^k frames. An interrupt pipe
  * gets its own QH, linked right after the skeleton of the largest 2^k not
  * above its bInterval. The control and bulk QHs hold at most one transfer
- * each (the kernel runs one process-context caller at a time). TDs are
- * linked depth first (Vf) so a whole transfer can run in one frame.
+ * each (the kernel runs one process-context caller at a time). Control TDs
+ * are linked depth first (Vf) so a whole transfer can run in one frame.
+ *
+ * Bulk and reclamation: bulk TDs are linked breadth first (no Vf), and while
+ * a bulk piece runs the bulk QH links back to the control QH (the loop Linux
+ * calls FSBR), so the controller takes one bulk TD per pass of the loop and
+ * still fills the frame. Depth first is not safe for bulk: a device may
+ * NAK a packet (usb-storage does while it fetches data), and Bochs 2.7's
+ * UHCI then goes on to the next TDs of the chain in the same frame instead
+ * of leaving the queue, its mass storage completes only the last of them
+ * and the first stays active for ever (docs/usb.md, "Bulk: breadth first").
+ * On QEMU the loop moves as many bytes per frame as depth first did.
  *
  * Memory: RAM is identity-mapped (arch/x86/paging.c maps all 4 GiB with
  * virtual == physical), so the address of a kernel object is the bus
@@ -511,7 +521,7 @@ static int bulk_piece(struct uhci *u, struct usb_device *dev, const struct usb_e
 		}
 		uhci_td_fill(td, dev, in ? UHCI_PID_IN : UHCI_PID_OUT, num, toggle, buf + done, size, true);
 		if (prev)
-			uhci_td_chain(prev, td);
+			uhci_td_chain_breadth(prev, td);
 		else
 			first = x->first = td;
 		prev = td;
@@ -519,8 +529,14 @@ static int bulk_piece(struct uhci *u, struct usb_device *dev, const struct usb_e
 		done += size;
 	}
 	prev->ctrl |= UHCI_TD_IOC;
+	/* Reclamation: while this piece runs the bulk QH links back to the control QH, so the
+	 * controller keeps taking one TD per visit until the frame's bandwidth is used up or a pass
+	 * moves nothing (both emulators stop a loop that did no work; a real UHCI runs it to the
+	 * end of the frame). Taken out again at the end: an idle loop only costs bus cycles. */
+	u->bulk_qh->link = qh_link(u->ctrl_qh);
 	start_xfer(x, u->bulk_qh, dev, first, NULL, in);
 	err = wait_xfer(u, x, timeout_ms);
+	u->bulk_qh->link = UHCI_LINK_TERMINATE;
 	return finish_sync(u, x, err, "bulk transfer", num, true);
 }
 

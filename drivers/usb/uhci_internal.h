@@ -76,6 +76,9 @@ void uhci_td_fill(struct uhci_td *td, const struct usb_device *dev, uint8_t pid,
 		  void *buf, unsigned int len, bool data);
 /* uhci_td_chain - @td follows @prev, depth first. */
 void uhci_td_chain(struct uhci_td *prev, struct uhci_td *td);
+/* uhci_td_chain_breadth - @td follows @prev, breadth first: one TD of the queue per visit of its QH
+ * (bulk: see uhci.c, "Bulk and reclamation", for why). */
+void uhci_td_chain_breadth(struct uhci_td *prev, struct uhci_td *td);
 
 /* The completion scan. CONTEXT: the controller's handler or with interrupts off. */
 void uhci_xfer_finish(struct uhci_xfer *x, int status);

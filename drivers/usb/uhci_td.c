@@ -89,6 +89,12 @@ void uhci_td_chain(struct uhci_td *prev, struct uhci_td *td)
 	prev->link = uhci_phys(td) | UHCI_LINK_DEPTH;
 }
 
+void uhci_td_chain_breadth(struct uhci_td *prev, struct uhci_td *td)
+{
+	prev->next = td;
+	prev->link = uhci_phys(td);   /* no Vf: after this TD the controller goes on to the next QH */
+}
+
 /* ---- the scan (interrupt context, or a waiter with interrupts off) ------------------------------ */
 
 void uhci_xfer_finish(struct uhci_xfer *x, int status)

@@ -250,7 +250,8 @@ unsigned int scsi_cdb_write10(uint8_t cdb[SCSI_CDB10_LEN], uint32_t lba, uint16_
 
 /* ---- Parsers -------------------------------------------------------------- */
 
-/* Copy an ASCII field of @n bytes: non-printables as '?', trailing spaces cut. */
+/* Copy an ASCII field of @n bytes: NULs are padding like spaces (Bochs pads with them), other
+ * non-printables become '?', trailing padding is cut. */
 static void copy_ascii(char *dst, const uint8_t *src, size_t n)
 {
 	size_t end = 0;
@@ -258,7 +259,7 @@ static void copy_ascii(char *dst, const uint8_t *src, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		uint8_t c = src[i];
 
-		dst[i] = (c >= 0x20 && c < 0x7F) ? (char)c : '?';
+		dst[i] = c == 0 ? ' ' : (c >= 0x20 && c < 0x7F) ? (char)c : '?';
 		if (dst[i] != ' ')
 			end = i + 1;
 	}

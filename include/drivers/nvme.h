@@ -23,6 +23,7 @@ int nvme_init(void);
  * nvme_cmd - the shell's `nvme` command:
  *   nvme                              controllers, queues, interrupt mode and counters
  *   nvme raw-read DEV LBA COUNT       a READ passed to the controller unchecked (it must refuse a bad range)
+ *   nvme clear-stats                  zero the queues' counters and latencies (benchmarks)
  * RETURNS 0; -EINVAL (usage); the command's error.
  */
 int nvme_cmd(int argc, char **argv);

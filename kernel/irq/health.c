@@ -246,6 +246,7 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 		.flood_off = def->flood_off,
 		.floods = def->floods,
 		.failed_tests = def->failed_tests,
+		.failed_tests_total = def->failed_tests_total,
 		.backoff_ns = def->flood_backoff_ns,
 		.reenable_at_ns = def->flood_off ? def->flood_reenable_at_ns : 0,
 		.next_poll_ns = def->poll_at_ns,

@@ -81,8 +81,9 @@ struct irq_defence_line {
 	uint64_t flood_off_since_ns;   /* start of the current time off */
 	uint64_t flood_reenable_at_ns; /* the next re-enable test (IRQ_POLICY_FOREVER: none) */
 	uint64_t flood_backoff_ns;     /* the next time off (grows on failed tests, shrinks on good segments) */
-	uint32_t floods;               /* times the line was disabled for flooding, since boot */
+	uint32_t floods;               /* flood episodes (storms) since boot; failed tests apart */
 	uint32_t failed_tests;         /* re-enable tests that flooded again, this episode */
+	uint32_t failed_tests_total;   /* the same since boot */
 	struct irq_health_episode storm;  /* the flood (or claimed storm) episode, for health reporting */
 	/*
 	 * Storms of claimed interrupts (spurious.c): the line is off (flood_off,
@@ -90,7 +91,7 @@ struct irq_defence_line {
 	 * not because nobody claimed them.
 	 */
 	bool off_claimed;
-	uint32_t claimed_storms;       /* times the line was throttled for a claimed storm, since boot */
+	uint32_t claimed_storms;       /* claimed-storm episodes since boot; failed tests apart */
 	/* Written by the owner of the run only (like seg): the storm window, */
 	uint64_t storm_slowed_ns;      /* when a driver's storm callback last slowed its device (0: never) */
 	uint64_t storm_win_start_ns;
@@ -226,6 +227,12 @@ static inline void irq_action_store(struct irqaction **link, struct irqaction *a
 static inline bool irq_report_due(uint64_t count)
 {
 	return count != 0 && (count & (count - 1)) == 0;
+}
+
+/* irq_report_next - the occurrence after @count (a due one) whose message comes next: 2 * @count. */
+static inline uint64_t irq_report_next(uint64_t count)
+{
+	return count ? 2 * count : 1;
 }
 
 /* ---- irqdesc.c ---------------------------------------------------------- */

@@ -162,16 +162,19 @@ static void __irq_flood_trip(struct irq_desc *desc, const struct irq_policy *p,
 		def->failed_tests = 0;
 	}
 	off_for = __irq_line_off(desc, p, false, now);
-	def->floods++;
 	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_FLOOD_OFF, irq_log_ms(off_for));
 	if (def->flood_testing) {
 		/* The re-enable test failed: the episode goes on, quietly (reminders tell). */
 		def->flood_testing = false;
 		def->failed_tests++;
+		def->failed_tests_total++;
 		if (irq_report_due(def->failed_tests))
-			irq_port_log(IRQ_LOG_WARN, "irq %u: still flooding after re-enable (%u failed tests): off again for %llu ms\n",
-				     desc->irq_data.irq, (unsigned int)def->failed_tests, irq_log_ms(off_for));
+			irq_port_log(IRQ_LOG_WARN, "irq %u: still flooding after re-enable (%u failed tests): off again for %llu ms; "
+				     "this line is said again at %llu failed tests\n",
+				     desc->irq_data.irq, (unsigned int)def->failed_tests, irq_log_ms(off_for),
+				     (unsigned long long)irq_report_next(def->failed_tests));
 	} else {
+		def->floods++;              /* a new storm; its failed re-enable tests are counted apart */
 		__irq_health_begin(desc, NULL, &def->storm, IRQ_HEALTH_STORM,
 				   "flood of unclaimed interrupts: line disabled at its controller, handlers polled "
 				   "(none claimed them: the source may be a device without a driver, not a handler named here)", now);
@@ -249,14 +252,17 @@ static void __irq_storm_throttle(struct irq_desc *desc, const struct irq_policy 
 		def->failed_tests = 0;
 	}
 	off_for = __irq_line_off(desc, p, true, now);
-	def->claimed_storms++;
 	if (def->flood_testing) {
 		def->flood_testing = false;
 		def->failed_tests++;
+		def->failed_tests_total++;
 		if (irq_report_due(def->failed_tests))
-			irq_port_log(IRQ_LOG_WARN, "irq %u: claimed storm goes on after re-enable (%u failed tests): throttled again for %llu ms\n",
-				     desc->irq_data.irq, (unsigned int)def->failed_tests, irq_log_ms(off_for));
+			irq_port_log(IRQ_LOG_WARN, "irq %u: claimed storm goes on after re-enable (%u failed tests): throttled again for %llu ms; "
+				     "this line is said again at %llu failed tests\n",
+				     desc->irq_data.irq, (unsigned int)def->failed_tests, irq_log_ms(off_for),
+				     (unsigned long long)irq_report_next(def->failed_tests));
 	} else {
+		def->claimed_storms++;      /* a new storm; its failed re-enable tests are counted apart */
 		__irq_health_begin(desc, NULL, &def->storm, IRQ_HEALTH_CLAIMED_STORM,
 				   "storm of claimed interrupts: the device interrupts faster than is useful; "
 				   "line masked at its controller, handlers polled at a bounded rate", now);
@@ -447,9 +453,13 @@ void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now)
 	def->seg = (struct irq_flood_segment){ 0 };
 	def->storm_win_start_ns = now;
 	def->storm_win_claimed = 0;
-	if (def->failed_tests == 0 || irq_report_due(def->failed_tests))
+	if (def->failed_tests == 0)
 		irq_port_log(IRQ_LOG_INFO, "irq %u: re-enabled to test whether the %s stopped\n", desc->irq_data.irq,
 			     def->off_claimed ? "claimed storm" : "flood");
+	else if (irq_report_due(def->failed_tests))
+		irq_port_log(IRQ_LOG_INFO, "irq %u: re-enabled to test whether the %s stopped (test %u; this line is "
+			     "said again at test %llu)\n", desc->irq_data.irq, def->off_claimed ? "claimed storm" : "flood",
+			     (unsigned int)def->failed_tests + 1, (unsigned long long)irq_report_next(def->failed_tests) + 1);
 	if (desc->depth == 0 && desc->action)
 		__irq_enable_line(desc);
 }

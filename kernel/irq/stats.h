@@ -93,7 +93,8 @@ struct irq_line_health {
 	uint64_t since_ns;            /* start of the oldest of those episodes (0 when healthy) */
 	uint64_t polled_completions;  /* polls that found work since then (all of them when healthy) */
 	bool flood_off;               /* disabled at the chip for flooding right now */
-	uint32_t floods;              /* times disabled for flooding since boot */
+	uint32_t floods;              /* flood episodes (storms) since boot */
+	uint32_t failed_tests_total;  /* re-enable tests that flooded again, since boot */
 	uint32_t failed_tests;        /* re-enable tests that flooded again, this episode */
 	uint64_t backoff_ns;          /* the time off the next flood gets */
 	uint64_t reenable_at_ns;      /* while off: the next re-enable test (UINT64_MAX: never) */

@@ -66,6 +66,16 @@ int clocksource_calc_mult_shift(uint32_t freq_hz, uint32_t *mult, uint32_t *shif
 	return 0;
 }
 
+uint64_t clocksource_freq_hz(const struct clocksource *cs)
+{
+	if (cs->freq_hz)
+		return cs->freq_hz;
+	if (!cs->mult)
+		return 0;
+	/* A driver that gave mult/shift only (the TSC, whose rate may not fit 32 bits). */
+	return ((NSEC_PER_SEC << cs->shift) + cs->mult / 2) / cs->mult;
+}
+
 uint64_t clocksource_cyc2ns(const struct clocksource *cs, uint64_t cycles)
 {
 	uint64_t low_mask = (UINT64_C(1) << cs->shift) - 1;
@@ -298,8 +308,8 @@ int clocksource_register(struct clocksource *cs)
 		time_port_log(TIME_LOG_ERR, "clocksource: %s refused (%d)", cs->name, rc);
 		return rc;
 	}
-	time_port_log(TIME_LOG_INFO, "clocksource: %s, %u Hz, %u bits, rating %d%s", cs->name,
-		      (unsigned)cs->freq_hz, mask_bits(cs->mask), cs->rating, rc ? ", now the time source" : "");
+	time_port_log(TIME_LOG_INFO, "clocksource: %s, %llu Hz, %u bits, rating %d%s", cs->name,
+		      (unsigned long long)clocksource_freq_hz(cs), mask_bits(cs->mask), cs->rating, rc ? ", now the time source" : "");
 	if (rc)
 		tick_configure();
 	return 0;

@@ -91,6 +91,13 @@ int clocksource_calc_mult_shift(uint32_t freq_hz, uint32_t *mult, uint32_t *shif
 uint64_t clocksource_cyc2ns(const struct clocksource *cs, uint64_t cycles);
 
 /*
+ * clocksource_freq_hz - counts per second of @cs: freq_hz, or for a driver
+ * that gave only mult/shift, 1e9 * 2^shift / mult rounded. CONTEXT: any.
+ * RETURNS the rate, 0 when neither is set.
+ */
+uint64_t clocksource_freq_hz(const struct clocksource *cs);
+
+/*
  * ktime_get_ns - monotonic nanoseconds since time_init(): never goes
  * backwards, across counter wraps and clock source changes.
  * CONTEXT: any, including interrupt handlers.

@@ -2,7 +2,7 @@
 
 The last step of `make bench`. Every bench of the run writes its figures as JSON into
 build/bench/ (bench-ata: ata.json, bench-usb: usb.json, bench-storm: storm.json, bench-fixup:
-fixup.json, bench-irq: irq.json, bench-defences: defences.json); this script reads them, checks that each is there
+fixup.json, bench-irq: irq.json, bench-defences: defences.json, bench-nvme: nvme.json); this script reads them, checks that each is there
 and from this run (newer than the stamp `make bench` touched first), and prints one table:
 one row per figure, a column per irqpolicy (irqkit, tejun2010, mainline), each row with its
 unit and the conditions it was measured under (machine, interrupt mode as the kernel logged
@@ -24,7 +24,7 @@ import sys
 
 POLICIES = ("irqkit", "tejun2010", "mainline")
 EXTRA_COLUMNS = ("noirqdebug",)   # the defences off: the baseline of the ATA rows (issue 19)
-INPUTS = ("ata", "usb", "storm", "fixup", "irq", "defences")   # build/bench/NAME.json, one per bench
+INPUTS = ("ata", "usb", "storm", "fixup", "irq", "defences", "nvme")   # build/bench/NAME.json, one per bench
 STORM_SOURCES = {
     # storm_bench.py source: what the storm is, for the conditions column
     "e1000-storm/noapic": "e1000 holds shared level IRQ 11 (raw 8259 level storm)",
@@ -104,6 +104,39 @@ def ata_rows(d):
                 cells[p] = v + ("" if r["verified"] else " DATA WRONG")
             unit = "MB/s guest time" + ("" if drop == 0 else " (ratio to 0 %)")
             rows.append((f"ATA {op} at {drop} % lost interrupts", unit, cond, cells))
+    return note, rows
+
+
+def nvme_rows(d):
+    if "skipped" in d:
+        why = nm(d["skipped"])
+        return "", [(f"NVMe {op} at {p} % lost completion interrupts", "MB/s", "-", {q: why for q in POLICIES})
+                    for op in ("read", "write") for p in (0, 50, 100)]
+    note = (f"`blk write-pattern` then `blk crc` over {d['blocks'] // 2} KiB of nvme0n1 (MSI-X), verified, after a "
+            f"warm-up; `inject nvme-noirq:50`, then `:100`, in the same boot; median of {d['reps']} runs, 1 when a "
+            f"run takes over 2 s; latency = doorbell to completion taken, of the commands whose completion "
+            f"raised no interrupt (0 %: of all); Linux finds such a completion at its {d['linux_timeout_s']} s "
+            f"I/O time-out (tests/bench/nvme_bench.py)")
+    by = {(r["policy"], r["lost"]): r for r in d["rows"]}
+    cond = f"q35, {modes_of(r.get('mode') for r in d['rows'])}, -icount shift={d['icount_shift']},sleep={d['sleep']}"
+    rows = []
+    for op in ("read", "write", "latency"):
+        for lost in (0, 50, 100):
+            cells = {}
+            for p in POLICIES:
+                r = by.get((p, lost))
+                if r is None:
+                    cells[p] = nm("no figure from this policy's boot")
+                elif op == "latency":
+                    cells[p] = f"{r['latency_avg_ms']:.3f} / {r['latency_max_ms']:.3f}"
+                else:
+                    v = f"{r[op]:.2f}" + ("" if lost == 0 else f" ({r[op + '_ratio']:.2f})")
+                    cells[p] = v + ("" if r["verified"] else " DATA WRONG")
+            if op == "latency":
+                rows.append((f"NVMe completion latency at {lost} % lost", "ms avg / worst", cond, cells))
+            else:
+                unit = "MB/s guest time" + ("" if lost == 0 else " (ratio to 0 %)")
+                rows.append((f"NVMe {op} at {lost} % lost completion interrupts", unit, cond, cells))
     return note, rows
 
 
@@ -305,6 +338,7 @@ def main():
     try:
         d = {n: load(args.dir, n, since) for n in INPUTS}
         sections = [("ATA (drivers/ata) under lost interrupts", ata_rows(d["ata"])),
+                    ("NVMe (drivers/nvme, MSI-X) under lost completion interrupts", nvme_rows(d["nvme"])),
                     ("USB class drivers, healthy vs misrouted", usb_rows(d["usb"])),
                     ("Interrupt storms and irqpoll", storm_rows(d["storm"])),
                     ("irqfixup and irqpoll under a misrouted disk line", fixup_rows(d["fixup"])),

@@ -42,13 +42,18 @@ class GuestTimeout(AssertionError):
 
 class Guest:
     def __init__(self, append="", iso=False, machine="pc", memory="128M", extra=(),
-                 icount=None, boot_timeout=60):
+                 icount=None, boot_timeout=60, accel=None):
         self.tmp = tempfile.mkdtemp(prefix="irqkit-qemu-")
         self.qmp_path = os.path.join(self.tmp, "qmp.sock")
-        args = [QEMU, "-machine", f"{machine},accel={ACCEL}", "-m", memory,
+        # accel: a full -accel option (e.g. "tcg,thread=multi" for parallel vCPUs),
+        # which QEMU refuses together with -machine accel=.
+        machine_arg = f"{machine},accel={ACCEL}" if accel is None else machine
+        args = [QEMU, "-machine", machine_arg, "-m", memory,
                 "-display", "none", "-monitor", "none", "-serial", "stdio",
                 "-no-reboot", "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
                 "-device", f"isa-debug-exit,iobase={DEBUGEXIT_PORT:#x},iosize=0x04"]
+        if accel is not None:
+            args += ["-accel", accel]
         if icount is not None:
             args += ["-icount", f"shift={icount},sleep=off"]
         if iso:

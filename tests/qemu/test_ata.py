@@ -14,7 +14,7 @@ import re
 import pytest
 
 import diskimg
-from irqkit_qemu import EXIT_HALT, ISO, ROOT
+from irqkit_qemu import EXIT_HALT, ISO
 
 MIB = 1 << 20
 SECTOR = diskimg.SECTOR
@@ -24,16 +24,7 @@ CRC_RX = re.compile(r"crc32 (\w+) (\d+)\+(\d+) = ([0-9a-f]{8}) ")
 STATS_RX = re.compile(r"^ata0: .*\n(?:  .*\n)*?  stats: (.*)$", re.M)
 
 
-def _wired():
-    with open(os.path.join(ROOT, "kernel", "shell_cmds.c")) as f:
-        shell = f.read()
-    with open(os.path.join(ROOT, "kernel", "main.c")) as f:
-        main = f.read()
-    return "ata_cmd" in shell and "blk_cmd" in shell and "ata_init" in main
 
-
-pytestmark = pytest.mark.skipif(not _wired(), reason="ata_init()/ata_cmd/blk_cmd are not wired "
-                                "into kmain and the shell table yet (see docs/ata.md)")
 
 
 # -- helpers ------------------------------------------------------------------------------

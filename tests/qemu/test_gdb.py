@@ -66,7 +66,9 @@ def test_irqkit_gdb_commands_print_the_halted_kernels_lines_and_trace(guest_fact
     line14 = next(l for l in out.split("\n") if re.match(r"\s+14 ", l))
     f = line14.split()
     assert f[1] == "IO-APIC" and f[2] == "handle_edge_irq", line14
-    assert (f[5], f[6], f[7], f[9]) == (delivered, handled, unhandled, row[5]), (line14, row)
+    assert (f[5], f[6], f[7]) == (delivered, handled, unhandled), (line14, row)
+    # the distrusted token's slow polls go on between `irqs` and the stop: polled only grows
+    assert int(f[9]) >= int(row[5]), (line14, row)
     assert re.search(r'action "ata0" handler ata_interrupt flags 0x\w+ handled \d+ polled (\d+)', out), out
     assert re.search(r'action "serial" handler uart_\w+ ', out), out    # the ELF symbol, not an inlined inb
     polled = int(re.search(r'action "ata0" .* polled (\d+)', out).group(1))

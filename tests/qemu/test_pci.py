@@ -6,34 +6,14 @@ with ACPI) and the e1000 at 00:03.0 INTA, both routed to line 11; q35 has the IC
 00:1f.0, UHCI companions at 00:1d.0-2 on INTA/B/C with lines 10/10/11, and a $PIR
 that names the VGA at 00:01.0 as its router, which must be refused.
 
-The tests need pci_init/pci_route_all called from kmain and lspci/routes in the shell
-table (the integrator wires them); until then they are skipped, never passed.
+pci_init/pci_route_all are called from kmain and lspci/routes are in the shell table; a change
+that unwired them fails here (issue 20: these tests used to skip then, hiding the regression).
 """
-import os
 import re
 
 import pytest
 
-from irqkit_qemu import ROOT
 
-
-def _wired(path, *names):
-    try:
-        text = open(os.path.join(ROOT, path)).read()
-    except OSError:
-        return False
-    return all(n in text for n in names)
-
-
-pytestmark = pytest.mark.skipif(
-    not (_wired("kernel/main.c", "pci_init", "pci_route_all")
-         and _wired("kernel/shell_cmds.c", "pci_cmd_lspci", "pci_cmd_routes")),
-    reason="pci_init/pci_route_all not called from kmain or lspci/routes not in the shell yet")
-
-needs_route_param = pytest.mark.skipif(
-    not _wired("kernel/params.c", "pci_param_route"), reason="pci_route= not in the params table yet")
-needs_noapic = pytest.mark.skipif(
-    not _wired("kernel/params.c", "noapic"), reason="noapic not in the params table yet")
 
 BOOT_TIMEOUT = 120
 
@@ -98,13 +78,11 @@ def test_pc_routes_uhci_and_e1000_share_line_11_and_the_piix3_reads_0a_0a_0b_0b(
 
 def test_pc_noacpi_routes_from_the_mp_table_in_ioapic_mode(guest_factory):
     g = boot(guest_factory, "pc", extra=["-usb", "-no-acpi"])
-    if "routing INTx to GSIs (IOAPIC mode)" not in g.log:
-        pytest.skip("kmain routed PCI in PIC mode (no IOAPIC driver yet)")
+    assert "routing INTx to GSIs (IOAPIC mode)" in g.log, "PCI routed in PIC mode: the IOAPIC was not used"
     assert "pci 00:01.2: INTD -> GSI 11 (level, active-high, from MP table)" in g.log
     assert "pci 00:03.0: INTA -> GSI 11 (level, active-high, from MP table)" in g.log
 
 
-@needs_noapic
 def test_pc_noapic_routes_isa_irqs_through_the_piix3_router(guest_factory):
     g = boot(guest_factory, "pc", append="noapic", extra=["-usb"])
     assert "pci: routing INTx to ISA IRQs (PIC mode)" in g.log
@@ -112,7 +90,6 @@ def test_pc_noapic_routes_isa_irqs_through_the_piix3_router(guest_factory):
     assert "pci 00:03.0: INTA -> IRQ 11 (level, from $PIR PIIX3 PIRQC)" in g.log
 
 
-@needs_route_param
 def test_pci_route_line_uses_the_interrupt_line_register_only(guest_factory):
     g = boot(guest_factory, "pc", append="pci_route=line", extra=["-usb"])
     assert "sources: Interrupt Line only (pci_route=line)" in g.log
@@ -147,7 +124,6 @@ def test_q35_refuses_the_pir_router_that_is_really_the_vga(guest_factory):
 def test_q35_ioapic_mode_follows_the_mp_table_pins(guest_factory):
     """SeaBIOS's MP table lists the ISA path (10/11), not GSI 16+PIRQ: we follow the table."""
     g = boot(guest_factory, "q35", extra=["-usb", "-no-acpi"])
-    if "routing INTx to GSIs (IOAPIC mode)" not in g.log:
-        pytest.skip("kmain routed PCI in PIC mode (no IOAPIC driver yet)")
+    assert "routing INTx to GSIs (IOAPIC mode)" in g.log, "PCI routed in PIC mode: the IOAPIC was not used"
     assert "pci 00:1d.0: INTA -> GSI 10 (level, active-high, from MP table)" in g.log
     assert "pci 00:1d.2: INTC -> GSI 11 (level, active-high, from MP table)" in g.log

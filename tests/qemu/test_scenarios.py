@@ -160,6 +160,8 @@ def test_e1000_storm_on_the_shared_usb_line_is_contained_and_the_line_comes_back
     out = run(g, "irqs")
     h = health_of(out, 11)
     assert h and "storm" in h[0], out
+    # QEMU's IOAPIC re-delivers the held line: the fault must not call it "no storm" (Bochs's does not)
+    assert "no storm" not in g.log[start:], g.log[start:]
     # the good devices on the storming line keep working, by polling, while it is off for
     # flooding: a command typed on the USB keyboard runs, the stick reads back its image
     g.wait_for(r"usba: USB mass storage .*per command\n", 60)

@@ -10,14 +10,13 @@ pattern (docs/ata.md, "The test pattern"), together with every sector
 outside the written range. One boot per delivery mode: healthy interrupts
 and `fault=uhci-misroute`.
 """
-import os
 import re
 import time
 
 import pytest
 
 import diskimg
-from irqkit_qemu import EXIT_HALT, ROOT, Guest
+from irqkit_qemu import EXIT_HALT, Guest
 
 MIB = 1 << 20
 SECTOR = diskimg.SECTOR
@@ -30,12 +29,7 @@ RO_BYTES = 8 * MIB                         # the unplug test reads it whole: sec
 RO_SECTORS = RO_BYTES // SECTOR
 
 
-def _wired():
-    with open(os.path.join(ROOT, "kernel", "main.c")) as f:
-        return "usb_storage_init" in f.read()
 
-
-pytestmark = pytest.mark.skipif(not _wired(), reason="usb_storage_init() is not called from kmain yet")
 
 
 @pytest.fixture(scope="module", params=["healthy", "uhci-misroute"])

@@ -244,3 +244,38 @@ def test_the_html_page_draws_its_tracks_in_a_headless_browser(tmp_path):
     near = lambda c: sum(n for px, n in counts.items() if max(abs(px[i] - rgb(c)[i]) for i in range(3)) <= 40)
     assert near(irqtrace.COLORS["unclaimed"]) > 200, "no unclaimed-interrupt bars on the screen"
     assert near(irqtrace.COLORS["drv"]) > 200, "no driver command bar on the screen"
+
+
+# -- what the model finds in a dump -----------------------------------------------------------------
+def make_dump(events, dropped=0):
+    """A well-formed v1 dump of @events ("CPU TS NAME LINE FIELDS"), numbered and hashed as the kernel does."""
+    lines, h = [], irqtrace.FNV_OFFSET
+    for n, e in enumerate(events):
+        text = f"@T {n} {e}"
+        h = irqtrace.fnv1a(h, text)
+        lines.append(text)
+    head = f"@irqkit-trace v1 cpus=2 ring=16 slots={len(events)} dropped={dropped} clock=ns"
+    end = f"@irqkit-trace-end v1 events={len(events)} dropped={dropped} unwritten=0 hash={h:08x}"
+    return "\n".join([head] + lines + [end]) + "\n"
+
+
+def test_time_going_back_on_a_cpu_is_reported_and_other_cpus_are_independent():
+    text = make_dump(["0 100 irq_entry 4 flow=edge", "0 150 irq_exit 4 flow=edge",
+                      "1 50 irq_entry 5 flow=edge", "1 60 irq_exit 5 flow=edge",   # CPU 1: its own clock order
+                      "0 120 irq_entry 4 flow=edge", "0 130 irq_exit 4 flow=edge"])  # CPU 0 goes back
+    model = irqtrace.Model(*irqtrace.parse(text)[:3])
+    assert [(cpu, e.seq) for cpu, e, prev in model.order_errors] == [(0, 4)]
+    assert "ORDER: 1 event(s) older" in irqtrace.summary(model, 0)
+
+
+def test_a_run_whose_end_was_dropped_is_closed_at_the_end_of_the_trace(tmp_path):
+    text = make_dump(["0 100 irq_entry 4 flow=edge", "0 110 action 4 idx=0 ret=none run=irq"], dropped=3)
+    src = tmp_path / "full.log"
+    src.write_text(text)
+    out = tmp_path / "o.json"
+    r = tool(str(src), "--json", str(out), "--summary")
+    assert r.returncode == 0, r.stderr
+    assert "3 dropped" in r.stdout and "the ring was full" in r.stdout
+    doc = json.loads(out.read_text())
+    assert irqtrace.check_chrome(doc) == []
+    assert doc["otherData"]["unclosed_slices"] == 1

@@ -176,6 +176,31 @@ static void cpu_neither_enabled_nor_online_capable_is_not_listed(void **state)
 	free(p);
 }
 
+/* Untrusted CPU entries (issue 16): the broadcast APIC ID names no CPU; a
+ * disabled, not online-capable entry is not listed; duplicates keep the first. */
+static void broadcast_apic_id_disabled_and_duplicate_cpus_are_skipped(void **state)
+{
+	static struct madt m;
+	struct fw_platform *p = fresh();
+
+	(void)state;
+	madt_begin(&m, 0xFEE00000, 0);
+	add_lapic(&m, 0, 0, 1);
+	add_lapic(&m, 1, 0xFF, 1);     /* broadcast ID */
+	add_lapic(&m, 2, 2, 0);        /* neither enabled nor online-capable */
+	add_lapic(&m, 3, 0, 1);        /* duplicate of APIC ID 0 */
+	add_lapic(&m, 4, 4, 1);
+	assert_int_equal(acpi_parse_madt(madt_end(&m), m.len, p), 0);
+	assert_int_equal(p->cpus.count, 2);
+	assert_int_equal(p->cpus.entry[0].apic_id, 0);
+	assert_int_equal(p->cpus.entry[1].apic_id, 4);
+	assert_int_equal(p->problems.count, 2);
+	assert_int_equal(p->problems.list[0].kind, FW_PROBLEM_BAD_ENTRY);
+	assert_int_equal(p->problems.list[0].value, 0xFF);
+	assert_int_equal(p->problems.list[1].kind, FW_PROBLEM_DUPLICATE);
+	free(p);
+}
+
 static void duplicate_apic_ids_ioapics_and_overrides_keep_the_first(void **state)
 {
 	static struct madt m;
@@ -494,6 +519,7 @@ int main(void)
 		cmocka_unit_test(every_entry_type_we_read_lands_in_its_list),
 		cmocka_unit_test(cpu_neither_enabled_nor_online_capable_is_not_listed),
 		cmocka_unit_test(duplicate_apic_ids_ioapics_and_overrides_keep_the_first),
+		cmocka_unit_test(broadcast_apic_id_disabled_and_duplicate_cpus_are_skipped),
 		cmocka_unit_test(override_for_a_non_isa_bus_or_irq_16_is_rejected),
 		cmocka_unit_test(reserved_polarity_and_trigger_codes_read_as_conforming),
 		cmocka_unit_test(entry_shorter_than_its_type_is_skipped_and_the_walk_goes_on),

@@ -149,6 +149,28 @@ static void identify_strings_are_byte_swapped_and_trimmed(void **state)
 	assert_int_equal(id.model[1], 'A');
 }
 
+/* Issue 20: Bochs pads IDENTIFY strings with NUL bytes (its firmware field is all NULs); they
+ * printed as '?'. NUL is padding: cut at the end, a space inside. */
+static void nul_bytes_in_identify_strings_are_padding_not_question_marks(void **state)
+{
+	uint16_t w[ATA_ID_WORDS];
+	struct ata_identity id;
+
+	(void)state;
+	fill_disk_identify(w, 16384, 16384);
+	for (unsigned int i = 0; i < 4; i++)
+		w[ATA_ID_FIRMWARE + i] = 0;                  /* "\0\0\0\0\0\0\0\0" */
+	w[ATA_ID_MODEL + 2] = 0x0000;                    /* "QEMU" NUL NUL "ARDDISK" ... */
+	assert_int_equal(ata_parse_identify(w, &id), 0);
+	assert_string_equal(id.firmware, "");
+	assert_string_equal(id.model, "QEMU  ARDDISK");
+	w[ATA_ID_MODEL + 6] = 0x4B00;                    /* ... "K" NUL at the very end */
+	for (unsigned int i = 7; i < 20; i++)
+		w[ATA_ID_MODEL + i] = 0;
+	assert_int_equal(ata_parse_identify(w, &id), 0);
+	assert_string_equal(id.model, "QEMU  ARDDISK");
+}
+
 static void a_big_disk_reports_its_lba48_capacity_and_features(void **state)
 {
 	uint16_t w[ATA_ID_WORDS];
@@ -318,6 +340,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(status_bits_are_named_from_bsy_down),
+		cmocka_unit_test(nul_bytes_in_identify_strings_are_padding_not_question_marks),
 		cmocka_unit_test(an_aborted_command_decodes_to_eio_with_abrt_named),
 		cmocka_unit_test(error_bits_map_to_the_code_a_caller_can_act_on),
 		cmocka_unit_test(a_device_fault_is_eio_even_without_err),

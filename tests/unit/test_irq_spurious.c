@@ -395,6 +395,50 @@ static void re_enable_tests_back_off_exponentially_up_to_the_profiles_limit(void
 	sim_dev_detach(&d);
 }
 
+/* Issue 20: after one storm `irqs` said "floods since boot: 11": every failed re-enable test
+ * counted as a flood. One storm is one flood; its failed tests are counted apart. */
+static void one_storm_is_one_flood_and_its_failed_re_enable_tests_are_counted_apart(void **state)
+{
+	const struct irq_policy *p = sim_case_start(state, NULL);
+	struct sim_dev d = nic();
+	struct sim_source rogue = stuck_rogue(FLOOD_AT_NS, 0, 0, 1);
+	struct irq_line_health h;
+
+	setup_stuck_line(&d, &rogue);
+	sim_run_for(FLOOD_AT_NS + SIM_MIN);
+	assert_int_equal(irq_get_line_health(LINE, &h), 0);
+	assert_int_equal(h.floods, 1);
+	if (p->spr_backoff_min_ns == IRQ_POLICY_FOREVER)
+		assert_int_equal(h.failed_tests_total, 0);   /* mainline: off for good, never tested */
+	else
+		assert_true(h.failed_tests_total >= 3 && h.failed_tests_total == h.failed_tests);
+	sim_source_detach(&rogue);
+	sim_dev_detach(&d);
+}
+
+/* Issue 20: the flood messages limited to the 1st, 2nd, 4th, 8th... failed test read as lost
+ * messages: each says when it comes again. */
+static void rate_limited_flood_messages_say_when_they_come_again(void **state)
+{
+	const struct irq_policy *p = sim_case_start(state, NULL);
+	struct sim_dev d = nic();
+	struct sim_source rogue = stuck_rogue(FLOOD_AT_NS, 0, 0, 1);
+
+	if (p->spr_backoff_min_ns == IRQ_POLICY_FOREVER)
+		return;                                      /* mainline never re-tests */
+	setup_stuck_line(&d, &rogue);
+	sim_run_for(FLOOD_AT_NS + SIM_MIN);
+	assert_true(irq_to_desc(LINE)->def.failed_tests >= 4);
+	assert_true(irq_host_log_contains("(1 failed tests): off again"));
+	assert_true(irq_host_log_contains_all("(2 failed tests)", "said again at 4 failed tests"));
+	assert_true(irq_host_log_contains_all("(4 failed tests)", "said again at 8 failed tests"));
+	assert_false(irq_host_log_contains("(3 failed tests)"));
+	assert_true(irq_host_log_contains_all("re-enabled to test whether the flood stopped (test 3;",
+					      "said again at test 5)"));
+	sim_source_detach(&rogue);
+	sim_dev_detach(&d);
+}
+
 static void after_the_flood_stops_the_line_comes_back_and_good_segments_shrink_the_back_off(void **state)
 {
 	const struct irq_policy *p = sim_case_start(state, NULL);
@@ -652,6 +696,8 @@ int main(void)
 		SIM_CASES_PER_PROFILE(a_burst_of_spurious_edges_trips_only_when_it_fills_a_judged_segment),
 		SIM_CASES_PER_PROFILE(a_long_flood_is_reminded_of_at_the_low_rate),
 		SIM_CASE(freeing_the_last_handler_of_a_flooded_line_resets_its_defence),
+		SIM_CASE(one_storm_is_one_flood_and_its_failed_re_enable_tests_are_counted_apart),
+		SIM_CASE(rate_limited_flood_messages_say_when_they_come_again),
 		SIM_CASE(irqfixup_finds_a_misrouted_interrupt_on_another_shared_line),
 		SIM_CASES_PER_PROFILE(irqpoll_polls_every_shared_line_through_its_own_one_shot_timer),
 		SIM_CASE(noirqdebug_turns_every_defence_off),

@@ -653,6 +653,99 @@ struct lines {
 	int count;
 };
 
+
+/* A configuration table of processor entries only: (APIC ID, flags) pairs. */
+static uint32_t mpc_of_processors(uint8_t *b, const uint8_t (*cpu)[2], unsigned int n)
+{
+	uint32_t len = MPC_HEADER + 20 * n;
+	uint8_t sum = 0;
+
+	memset(b, 0, len);
+	memcpy(b, "PCMP", 4);
+	b[MPC_BASE_LENGTH] = (uint8_t)len;
+	b[MPC_BASE_LENGTH + 1] = (uint8_t)(len >> 8);
+	b[MPC_SPEC_REV] = 4;
+	memcpy(b + 8, "TESTOEM ", 8);
+	memcpy(b + 16, "PROCESSORS  ", 12);
+	b[MPC_COUNT] = (uint8_t)n;
+	b[36] = 0x00; b[37] = 0x00; b[38] = 0xE0; b[39] = 0xFE;   /* LAPIC 0xFEE00000 */
+	for (unsigned int i = 0; i < n; i++) {
+		uint8_t *e = b + MPC_HEADER + 20 * i;
+
+		e[0] = 0;              /* processor entry */
+		e[1] = cpu[i][0];
+		e[2] = 0x14;
+		e[3] = cpu[i][1];
+	}
+	for (uint32_t i = 0; i < len; i++)
+		sum = (uint8_t)(sum + b[i]);
+	b[MPC_CHECKSUM] = (uint8_t)(0x100 - sum);
+	return len;
+}
+
+static bool has_problem(const struct fw_platform *p, enum fw_problem_kind kind, uint64_t value)
+{
+	for (uint32_t i = 0; i < p->problems.count && i < FW_MAX_PROBLEMS; i++)
+		if (p->problems.list[i].kind == kind && p->problems.list[i].value == value)
+			return true;
+	return false;
+}
+
+/* Untrusted processor entries (issue 16): the broadcast ID, a second BSP, a
+ * duplicate ID and a disabled entry are reported (or dropped) and skipped. */
+static void broadcast_id_duplicate_and_second_bsp_processors_are_reported_and_skipped(void **state)
+{
+	static const uint8_t cpus[][2] = {
+		{ 0, 3 },      /* enabled, BSP */
+		{ 0xFF, 1 },   /* the broadcast ID: no CPU */
+		{ 1, 3 },      /* enabled, claims BSP too */
+		{ 1, 1 },      /* duplicate ID 1 */
+		{ 2, 0 },      /* disabled: not listed */
+		{ 3, 1 },
+	};
+	static uint8_t b[MPC_HEADER + 20 * 6];
+	struct fw_platform *p = calloc(1, sizeof(*p));
+	uint32_t len = mpc_of_processors(b, cpus, 6);
+
+	(void)state;
+	assert_non_null(p);
+	fw_platform_init(p, FW_SOURCE_MP);
+	assert_int_equal(mptable_parse_config(b, len, p), 0);
+	assert_int_equal(p->cpus.count, 3);
+	assert_int_equal(p->cpus.entry[0].apic_id, 0);
+	assert_true(p->cpus.entry[0].bsp);
+	assert_int_equal(p->cpus.entry[1].apic_id, 1);
+	assert_false(p->cpus.entry[1].bsp);
+	assert_int_equal(p->cpus.entry[2].apic_id, 3);
+	assert_true(has_problem(p, FW_PROBLEM_BAD_ENTRY, 0xFF));
+	assert_true(has_problem(p, FW_PROBLEM_DUPLICATE, 1));
+	assert_int_equal(p->problems.count, 3);
+	free(p);
+}
+
+/* More processors than FW_MAX_CPUS: the list is cut and says so. */
+static void more_processors_than_fit_set_truncated(void **state)
+{
+	static uint8_t cpus[FW_MAX_CPUS + 4][2];
+	static uint8_t b[MPC_HEADER + 20 * (FW_MAX_CPUS + 4)];
+	struct fw_platform *p = calloc(1, sizeof(*p));
+	uint32_t len;
+
+	(void)state;
+	assert_non_null(p);
+	for (unsigned int i = 0; i < FW_MAX_CPUS + 4; i++) {
+		cpus[i][0] = (uint8_t)i;
+		cpus[i][1] = i == 0 ? 3 : 1;
+	}
+	len = mpc_of_processors(b, (const uint8_t (*)[2])cpus, FW_MAX_CPUS + 4);
+	fw_platform_init(p, FW_SOURCE_MP);
+	assert_int_equal(mptable_parse_config(b, len, p), 0);
+	assert_int_equal(p->cpus.count, FW_MAX_CPUS);
+	assert_true(p->cpus.truncated);
+	assert_true(has_problem(p, FW_PROBLEM_TOO_MANY, 0) || p->problems.list[0].kind == FW_PROBLEM_TOO_MANY);
+	free(p);
+}
+
 static void collect(void *ctx, const char *line)
 {
 	struct lines *l = ctx;
@@ -705,6 +798,8 @@ int main(void)
 		cmocka_unit_test(pc_without_acpi_has_no_power_management_entry),
 		cmocka_unit_test(q35_routes_the_ich9_usb_functions_to_lines_10_and_11),
 		cmocka_unit_test(two_sockets_list_two_processors_and_only_the_first_is_bsp),
+		cmocka_unit_test(broadcast_id_duplicate_and_second_bsp_processors_are_reported_and_skipped),
+		cmocka_unit_test(more_processors_than_fit_set_truncated),
 		cmocka_unit_test(floating_pointer_in_the_ebda_wins_over_the_rom_copy),
 		cmocka_unit_test(last_kib_of_base_memory_is_searched_when_there_is_no_ebda),
 		cmocka_unit_test(absurd_base_memory_size_falls_back_to_640k),

@@ -33,6 +33,7 @@ void fake_clocksource_init(struct clocksource *cs, const char *name, uint32_t fr
 #define HPET_HZ 14318180u
 
 static struct clocksource cs_a, cs_b, cs_c;
+extern char test_last_log[256];  /* tests/unit/test_time_port.c: the last time_port_log() line */
 
 static int reset(void **state)
 {
@@ -251,6 +252,23 @@ static void driver_supplied_mult_and_shift_are_used_as_given(void **state)
 	assert_int_equal(ktime_get_ns() - t0, 3000);
 }
 
+/* Issue 20: the boot log said "clocksource: tsc, 0 Hz" (the TSC gives mult/shift, not freq_hz). */
+static void a_source_given_by_mult_and_shift_is_logged_with_its_rate_not_0_hz(void **state)
+{
+	(void)state;
+	fake_clocksource_init(&cs_a, "pit", 1193182, MASK64, 300);
+	assert_int_equal(clocksource_register(&cs_a), 0);
+	fake_clocksource_init(&cs_b, "tsc", 0, MASK64, 100);  /* lower rated: its line is the last log */
+	cs_b.mult = (uint32_t)((UINT64_C(1000000000) << 24) / 4002000u);
+	cs_b.shift = 24;
+	assert_int_equal(clocksource_register(&cs_b), 0);
+	assert_int_equal(clocksource_freq_hz(&cs_b), 4002000);
+	assert_string_equal(test_last_log, "clocksource: tsc, 4002000 Hz, 64 bits, rating 100");
+	cs_b.mult = (uint32_t)((UINT64_C(1000000000) << 24) / 2999999999u);  /* a rate above 2^31 */
+	assert_true(clocksource_freq_hz(&cs_b) > UINT64_C(2990000000));
+	assert_int_equal(clocksource_freq_hz(&cs_a), 1193182);
+}
+
 static void malformed_clock_sources_are_refused(void **state)
 {
 	(void)state;
@@ -451,6 +469,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_better_clock_source_takes_over_without_a_jump, reset, check),
 		cmocka_unit_test_setup_teardown(a_preferred_clock_source_is_used_whatever_the_ratings, reset, check),
 		cmocka_unit_test_setup_teardown(driver_supplied_mult_and_shift_are_used_as_given, reset, check),
+		cmocka_unit_test_setup_teardown(a_source_given_by_mult_and_shift_is_logged_with_its_rate_not_0_hz, reset, check),
 		cmocka_unit_test_setup_teardown(malformed_clock_sources_are_refused, reset, check),
 		cmocka_unit_test_setup_teardown(registering_twice_or_too_many_is_refused, reset, check),
 		cmocka_unit_test_setup_teardown(registration_before_time_init_is_refused, reset, check),

@@ -257,6 +257,28 @@ static void inquiry_data_is_parsed_and_its_strings_trimmed(void **state)
 	assert_string_equal(scsi_device_type_name(inq.device_type), "disk");
 }
 
+/* Issue 20: Bochs's INQUIRY pads with NUL bytes ("BOCHS  \0", "BOCHS HARDDISK \0", "1.0\0");
+ * they printed as '?'. NUL is padding: cut at the end, a space inside. */
+static void nul_bytes_in_inquiry_strings_are_padding_not_question_marks(void **state)
+{
+	uint8_t b[36];
+	struct scsi_inquiry inq;
+	char why[WHY];
+
+	(void)state;
+	qemu_inquiry(b);
+	memcpy(b + 8, "BOCHS  \0", 8);
+	memcpy(b + 16, "BOCHS HARDDISK \0", 16);
+	memcpy(b + 32, "1.0\0", 4);
+	assert_int_equal(scsi_parse_inquiry(b, 36, &inq, why, sizeof(why)), 0);
+	assert_string_equal(inq.vendor, "BOCHS");
+	assert_string_equal(inq.product, "BOCHS HARDDISK");
+	assert_string_equal(inq.revision, "1.0");
+	b[21] = 0;                                   /* "BOCHS\0HARDDISK" */
+	assert_int_equal(scsi_parse_inquiry(b, 36, &inq, why, sizeof(why)), 0);
+	assert_string_equal(inq.product, "BOCHS HARDDISK");
+}
+
 static void truncated_or_malformed_inquiry_data_is_refused(void **state)
 {
 	uint8_t b[36];
@@ -433,6 +455,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_read10_cbw_has_the_bytes_bot_table_5_1_specifies),
+		cmocka_unit_test(nul_bytes_in_inquiry_strings_are_padding_not_question_marks),
 		cmocka_unit_test(a_write_cbw_is_out_and_a_no_data_cbw_has_flags_zero),
 		cmocka_unit_test(cbw_arguments_out_of_range_are_refused),
 		cmocka_unit_test(a_good_csw_passes_with_its_fields),

@@ -21,6 +21,8 @@ Scenarios:
   spurious-flood  LAPIC self-IPIs on line 14's vector while the disk reads (line 14)
   e1000-storm     the NIC holds the shared level line 11 asserted; contained, then back (line 11)
   uhci-misroute   the UHCI's interrupts routed to a masked ISA IRQ: IRQ watching polls it (line 11)
+  msi-mask        a second boot, q35 with an NVMe: its I/O queue's MSI-X entry masked behind the
+                  core's back (the I/O queue's message line, 32 and up)
 """
 import argparse
 import os
@@ -45,7 +47,8 @@ STICK_BYTES = 1 << 20
 CRC_RX = re.compile(r"crc32 (\w+) (\d+)\+(\d+) = ([0-9a-f]{8}) ")
 DUMP_END_RX = r"@irqkit-trace-end v\d+ .*\n"
 # The order of one boot: uhci-misroute last (it takes the UHCI off line 11 for good).
-ORDER = ("healthy", "ata-drop:100", "ata-mask", "spurious-flood", "e1000-storm", "uhci-misroute")
+ORDER = ("healthy", "ata-drop:100", "ata-mask", "spurious-flood", "e1000-storm", "uhci-misroute", "msi-mask")
+NVME_BYTES = 4 << 20
 WAIT_S = 20   # longest wait for one log line of a scenario (guest under TCG on a loaded host)
 
 
@@ -129,17 +132,43 @@ def sc_uhci_misroute(g, env):
         raise ScenarioFailed("blk crc usba: the stick read back wrong under uhci-misroute")
 
 
+def nvme_io_line(g):
+    m = re.search(r"nvme0q1: I/O queue 1, \d+ entries, line (\d+)", g.command("nvme"))
+    if not m:
+        raise ScenarioFailed("no NVMe I/O queue line in `nvme`")
+    return m.group(1)
+
+
+def sc_msi_mask(g, env):
+    assert "INJECTED" in g.command("inject msi-mask")
+    got = crc(g, "blk crc nvme0n1 0 512")
+    if got != diskimg.crc_of(env["nvme"], 0, 512 * SECTOR):
+        raise ScenarioFailed("blk crc nvme0n1: wrong data under msi-mask")
+    g.command("inject off msi-mask")
+
+
+# name: (machine, trace filter (or a function of the guest giving it), what to do)
 SCENARIOS = {
-    "healthy": ("14", sc_healthy),
-    "ata-drop:100": ("14", sc_ata_drop),
-    "ata-mask": ("14", sc_ata_mask),
-    "spurious-flood": ("14,irq,poll,expect,state,drv", sc_spurious_flood),
-    "e1000-storm": ("11,irq,poll,expect,state,drv", sc_e1000_storm),
-    "uhci-misroute": ("11", sc_uhci_misroute),
+    "healthy": ("pc", "14", sc_healthy),
+    "ata-drop:100": ("pc", "14", sc_ata_drop),
+    "ata-mask": ("pc", "14", sc_ata_mask),
+    "spurious-flood": ("pc", "14,irq,poll,expect,state,drv", sc_spurious_flood),
+    "e1000-storm": ("pc", "11,irq,poll,expect,state,drv", sc_e1000_storm),
+    "uhci-misroute": ("pc", "11", sc_uhci_misroute),
+    "msi-mask": ("q35", nvme_io_line, sc_msi_mask),
 }
 
 
-def boot(tmpdir, icount, factory=None):
+def boot(tmpdir, icount, factory=None, machine="pc"):
+    make = factory or Guest
+    if machine == "q35":
+        nvme = os.path.join(tmpdir, "nvme.img")
+        diskimg.make_random_image(nvme, NVME_BYTES, 21)
+        g = make(machine="q35", append="debugexit", icount=icount,
+                 extra=["-drive", f"file={nvme},if=none,id=n,format=raw",
+                        "-device", "nvme,serial=irqkit,drive=n,addr=04.0"])
+        g.wait_shell(90)
+        return g, {"nvme": nvme}
     disk = os.path.join(tmpdir, "disk.img")
     stick = os.path.join(tmpdir, "stick.img")
     diskimg.make_random_image(disk, DISK_BYTES, 8)
@@ -147,7 +176,6 @@ def boot(tmpdir, icount, factory=None):
     extra = ["-nodefaults", "-drive", f"file={disk},format=raw,if=ide,index=0",
              "-device", "e1000,addr=03.0", "-usb", "-device", "usb-kbd,port=1",
              "-drive", f"if=none,id=us,file={stick},format=raw", "-device", "usb-storage,drive=us,port=2"]
-    make = factory or Guest
     g = make(append="debugexit", extra=extra, icount=icount)
     g.wait_shell(90)
     g.wait_for(r"usba: USB mass storage .*per command\n", 60)
@@ -160,26 +188,30 @@ def run_scenarios(names, icount=None, factory=None, tmpdir=None):
     if unknown:
         raise ScenarioFailed(f"unknown scenario(s) {', '.join(unknown)}; known: {', '.join(ORDER)}")
     tmp = tmpdir or tempfile.mkdtemp(prefix="irqkit-trace-")
-    g, env = boot(tmp, icount, factory)
-    dumps = {}
-    try:
-        for name in ORDER:
-            if name not in names:
-                continue
-            flt, play = SCENARIOS[name]
-            g.command("trace clear")
-            out = g.command(f"trace start {flt}")
-            if "trace: on" not in out:
-                raise ScenarioFailed(f"trace start {flt}: {out}")
-            play(g, env)
-            g.command("trace stop")
-            start = len(g.log)
-            run(g, "trace dump", done=DUMP_END_RX, timeout=300)
-            dumps[name] = g.log[start:]
-        return dumps, g.log
-    finally:
-        if factory is None:
-            g.kill()
+    dumps, logs = {}, []
+    for machine in ("pc", "q35"):   # one boot per machine the scenarios need
+        todo = [n for n in ORDER if n in names and SCENARIOS[n][0] == machine]
+        if not todo:
+            continue
+        g, env = boot(tmp, icount, factory, machine)
+        try:
+            for name in todo:
+                _, flt, play = SCENARIOS[name]
+                flt = flt(g) if callable(flt) else flt
+                g.command("trace clear")
+                out = g.command(f"trace start {flt}")
+                if "trace: on" not in out:
+                    raise ScenarioFailed(f"trace start {flt}: {out}")
+                play(g, env)
+                g.command("trace stop")
+                start = len(g.log)
+                run(g, "trace dump", done=DUMP_END_RX, timeout=300)
+                dumps[name] = g.log[start:]
+            logs.append(g.log)
+        finally:
+            if factory is None:
+                g.kill()
+    return dumps, "".join(logs)
 
 
 def main():

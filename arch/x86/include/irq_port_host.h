@@ -1,9 +1,10 @@
 /*
  * irq_port_host.h - the irqkit x86 kernel's types for kernel/irq/port.h.
  *
- * irqkit runs on one CPU: a core lock is "interrupts off" plus a held flag
- * that catches a lock taken twice (which on one CPU would otherwise hang
- * silently). Timers are kernel/time hrtimers (one-shot, nanoseconds, fired
+ * A core lock is a ticket spin lock taken with interrupts off on this CPU
+ * (asm/spinlock.h: memory ordering there), plus the number of the CPU that
+ * holds it, which catches a lock taken twice on one CPU (that would
+ * otherwise spin until the spin lock's bound). Timers are kernel/time hrtimers (one-shot, nanoseconds, fired
  * from the clock event interrupt with interrupts off = timer context).
  * The functions are in arch/x86/irq_port.c.
  */
@@ -11,10 +12,12 @@
 #define IRQ_PORT_HOST_H
 
 #include <stdint.h>
+#include <asm/spinlock.h>
 #include <time/hrtimer.h>
 
 typedef struct {
-	volatile uint32_t held;   /* 1 while taken */
+	spinlock_t lock;
+	volatile uint32_t owner;  /* CPU number of the holder + 1; 0 while free */
 } irq_port_lock_t;
 
 struct irq_port_timer {

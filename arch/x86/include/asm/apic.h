@@ -137,6 +137,52 @@ bool lapic_ready(void);
 /* lapic_id - the boot CPU's APIC ID (0 before lapic_init). CONTEXT: any. */
 uint32_t lapic_id(void);
 
+/* lapic_current_id - the APIC ID of the CPU this runs on, read from its LAPIC. CONTEXT: any. */
+uint32_t lapic_current_id(void);
+
+/* Interrupt command register values for lapic_send_ipi (SDM 3A figure 11-12). */
+#define LAPIC_ICR_FIXED          0x00000000u  /* delivery mode 000: the vector */
+#define LAPIC_ICR_INIT           0x00000500u  /* 101: INIT */
+#define LAPIC_ICR_STARTUP        0x00000600u  /* 110: start-up (SIPI), vector = page number */
+#define LAPIC_ICR_ASSERT         0x00004000u  /* bit 14: level assert (all but INIT de-assert) */
+#define LAPIC_ICR_LEVEL_TRIGGER  0x00008000u  /* bit 15: level (only INIT de-assert uses it) */
+#define LAPIC_ICR_ALL_BUT_SELF   0x000C0000u  /* bits 19:18 = 11: every CPU but this one */
+
+/*
+ * lapic_send_ipi - send an IPI: ICR high = @apic_id << 24 (ignored with a
+ * shorthand), ICR low = @icr_low; waits (bounded) until the previous IPI
+ * left and this one was accepted by the local APIC.
+ * CONTEXT: any; interrupts are off around the two register writes.
+ * RETURNS 0; -ENODEV (no LAPIC); -ETIMEDOUT (send-pending never cleared).
+ */
+int lapic_send_ipi(uint32_t apic_id, uint32_t icr_low);
+
+/*
+ * lapic_init_ap - set up the local APIC of the AP this runs on as
+ * lapic_init() set up the boot CPU's (same base; every LVT masked, error
+ * vector, spurious vector, TPR 0; LINT0/LINT1 stay masked: the 8259 and NMI
+ * are wired to the boot CPU only). CONTEXT: the AP's bring-up, interrupts off.
+ * RETURNS 0; -ENODEV (the boot CPU has no LAPIC in use, or this CPU's
+ * IA32_APIC_BASE disagrees with the boot CPU's).
+ */
+int lapic_init_ap(void);
+
+/*
+ * lapic_timer_start_ap - run this AP's LAPIC timer periodically at @hz, with
+ * the rate the boot CPU calibrated (same bus clock). Its interrupts count
+ * in cpu_data.ticks. CONTEXT: the AP's bring-up, interrupts off.
+ * RETURNS 0; -ENODEV (the LAPIC timer is not in use); -EINVAL (@hz is 0).
+ */
+int lapic_timer_start_ap(uint32_t hz);
+
+/*
+ * lapic_timer_kick - on CPU 0, run the clock event handler of the LAPIC
+ * timer if it is in one-shot mode (a timer armed on another CPU may be
+ * earlier than what CPU 0's timer is programmed for). Called by the
+ * wake-up IPI's handler. CONTEXT: interrupt handler on CPU 0.
+ */
+void lapic_timer_kick(void);
+
 /* lapic_read / lapic_write - raw register access by byte offset (0x20 = ID ...); 0 / nothing before lapic_init. */
 uint32_t lapic_read(uint32_t reg);
 void lapic_write(uint32_t reg, uint32_t value);

@@ -9,4 +9,14 @@
 /* paging_init - identity-map all 4 GiB, leave page 0 unmapped (NULL traps). */
 void paging_init(void);
 
+#include <stdint.h>
+/*
+ * paging_unmap_guard - unmap the 4 KiB page at @addr (a stack's guard page),
+ * which must lie in the first 4 MiB (the part mapped with 4 KiB pages).
+ * CONTEXT: boot, before any other CPU uses the page tables' cached copy of
+ * it (an AP loads CR3 after; this CPU's TLB entry is flushed here).
+ * RETURNS 0; -EINVAL (not page-aligned or not in the first 4 MiB).
+ */
+int paging_unmap_guard(uint32_t addr);
+
 #endif

@@ -11,6 +11,9 @@
 #define IOAPIC_VECTOR_BASE  0x30   /* IOAPIC GSIs get vectors from here up */
 #define SELFTEST_VECTOR     0xE0   /* software vector used by the selftests */
 #define LAPIC_TIMER_VECTOR  0xEF   /* local APIC timer */
+#define CALL_FUNCTION_VECTOR 0xFB  /* SMP IPI: run a function on this CPU (arch/x86/smp.c) */
+#define RESCHEDULE_VECTOR   0xFC   /* SMP IPI: wake up / re-examine timers (arch/x86/smp.c) */
+#define STOP_VECTOR         0xFD   /* SMP IPI: halt for good (a panic on another CPU) (arch/x86/smp.c) */
 #define LAPIC_ERROR_VECTOR  0xFE   /* local APIC error */
 #define LAPIC_SPURIOUS_VECTOR 0xFF /* local APIC spurious (low nibble must be 1111 on P6) */
 #define X86_NR_VECTORS      256
@@ -50,6 +53,10 @@ void x86_irq_vector(struct trap_frame *f);
 extern const char x86_vector_stubs[];
 
 void gdt_init(void);
+/* gdt_init_cpu - load CPU @cpu's own GDT (its TSS, double-fault TSS, per-CPU %gs) and TR. */
+void gdt_init_cpu(unsigned int cpu);
+/* idt_load - load the (shared) IDT on this CPU. */
+void idt_load(void);
 void idt_init(void);
 void idt_set_gate(unsigned int vector, uintptr_t handler, unsigned int dpl);
 
@@ -98,5 +105,6 @@ __attribute__((noreturn)) void x86_double_fault_task(void);
 #define KERNEL_DS 0x10   /* GDT entry 2: flat 4 GiB data, ring 0 */
 #define KERNEL_TSS 0x18  /* GDT entry 3: TSS of the boot task (where a task switch saves it) */
 #define DF_TSS    0x20   /* GDT entry 4: TSS of the double-fault task */
+#define PERCPU_SEL 0x28  /* GDT entry 5: this CPU's struct cpu_data (asm/smp.h), held in %gs */
 
 #endif

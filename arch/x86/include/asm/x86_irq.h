@@ -20,6 +20,8 @@ int x86_irq_to_vector(unsigned int irq);      /* -1 when unassigned */
 /* System vectors (LAPIC timer, error, spurious, selftests) bypass kernel/irq. */
 typedef void (*x86_vector_handler_t)(struct trap_frame *f);
 void x86_set_system_vector(unsigned int vector, x86_vector_handler_t handler, const char *name);
+/* x86_system_vector_name - the name given with a system vector's handler, NULL if none. */
+const char *x86_system_vector_name(unsigned int vector);
 
 /* x86_set_unexpected_vector_eoi - how to end an interrupt on an unowned vector (LAPIC EOI in APIC mode). */
 void x86_set_unexpected_vector_eoi(void (*eoi)(void));
