@@ -171,11 +171,13 @@ test-bochs: all
 	cd tests/bochs && $(PYTHON) -m pytest -q -rfE $(PYTEST_ARGS)
 
 # The randomised fault soak (tests/soak/soak.py; not part of make test): make soak MINUTES=N SEED=S
+# (SOAK_ARGS=--nvme adds an NVMe disk and its MSI faults)
 MINUTES ?= 10
 SEED ?= 20
+SOAK_ARGS ?=
 .PHONY: soak
 soak: all
-	$(PYTHON) tests/soak/soak.py --minutes $(MINUTES) --seed $(SEED)
+	$(PYTHON) tests/soak/soak.py --minutes $(MINUTES) --seed $(SEED) $(SOAK_ARGS)
 
 test: deps
 	@$(MAKE) --no-print-directory all

@@ -24,6 +24,7 @@ valgrind valgrind
 arm-none-eabi-gcc gcc-arm-none-eabi
 riscv64-unknown-elf-gcc gcc-riscv64-unknown-elf
 qemu-system-arm qemu-system-arm
+qemu-system-riscv64 qemu-system-misc
 bochs bochs
 /usr/share/bochs/BIOS-bochs-latest bochsbios
 /usr/share/vgabios/vgabios.bin vgabios

@@ -231,21 +231,33 @@ static int ioapic_set_type(struct irq_data *d, unsigned int type)
  * The entry is read for its mask and vector: a masked pin sends nothing,
  * and a pin whose entry carries another vector (the irq-misroute fault)
  * does not deliver this line's interrupt, whatever the IRR says: 0.
- * Cost: one entry read (two MMIO accesses) and one LAPIC read.
+ * The IRR is per CPU: only the CPU the pin sends to has the request in its
+ * IRR. Asked on another CPU (a poll on CPU 0 of a line routed to CPU 1, as
+ * xv6 routes IRQ 14 to its last CPU), this CPU's IRR says nothing about it,
+ * so the answer is "cannot tell" (-EAGAIN), never 0 (irqchip.h's contract).
+ * Cost: one LAPIC read (ID) and the IRR; the entry (two MMIO pairs) only
+ * when the IRR has the vector.
  */
 static int ioapic_irq_pending(struct irq_data *d)
 {
-	uint32_t low, vector = gsi_vector(d->irq);
+	uint32_t low, high, vector = gsi_vector(d->irq), cpu;
 
 	if (!d->chip_data || !vector || !lapic_ready())
 		return -ENODEV;
+	/* Every entry is programmed for dest_apic_id (rte_make): is that the CPU asking? */
+	cpu = lapic_current_id();
+	if (cpu != dest_apic_id)
+		return -EAGAIN;
 	/* The IRR first: nothing requested on the vector is the usual answer, and needs no entry read. */
 	if (!lapic_irr_set(vector))
 		return 0;
-	/* Requested: but by this pin only if the entry still carries the vector, unmasked. */
+	/* Requested: but by this pin only if the entry still carries the vector, unmasked, to this CPU. */
 	low = reg_read(d->chip_data, rte_reg((unsigned int)d->hwirq));
 	if ((low & (uint32_t)IOAPIC_RTE_MASKED) || (low & (uint32_t)IOAPIC_RTE_VECTOR_MASK) != vector)
 		return 0;
+	high = reg_read(d->chip_data, rte_reg((unsigned int)d->hwirq) + 1);
+	if ((low & (uint32_t)IOAPIC_RTE_DEST_LOGICAL) || (high >> RTE_DEST_HIGH_SHIFT) != cpu)
+		return -EAGAIN;
 	return 1;
 }
 
@@ -537,6 +549,29 @@ SELFTEST(ioapic, pins_without_handlers_are_masked_and_routed_to_boot_cpu)
 		}
 	}
 	ST_EXPECT(t, checked > 0, "no pin checked");
+}
+
+SELFTEST(ioapic, irq_pending_cannot_tell_for_a_line_routed_to_another_cpu)
+{
+	struct irq_data d;
+	uint8_t saved = dest_apic_id;
+	int here, elsewhere;
+
+	if (!nr_chips || !lapic_ready()) {
+		selftest_skip(t, "not in IOAPIC mode");
+		return;
+	}
+	/* The last pin of the first IOAPIC, as the chip driver sees it; nothing is wired there on PCs. */
+	d = (struct irq_data){ .irq = chips[0].gsi_base + chips[0].pins - 1, .hwirq = chips[0].pins - 1,
+			       .chip_data = &chips[0] };
+	here = ioapic_irq_pending(&d);
+	/* Routed to another CPU (the driver's record of every entry's destination): this IRR cannot tell. */
+	dest_apic_id = (uint8_t)(lapic_current_id() + 1);
+	elsewhere = ioapic_irq_pending(&d);
+	dest_apic_id = saved;
+	ST_EXPECT(t, here == 0, "an idle pin routed here: irq_pending %d, expected 0", here);
+	ST_EXPECT(t, elsewhere < 0, "a pin routed to APIC ID %u, asked on %u: irq_pending %d, expected negative",
+		  (unsigned int)(lapic_current_id() + 1), (unsigned int)lapic_current_id(), elsewhere);
 }
 
 SELFTEST(ioapic, pin_write_then_read_gives_the_entry_back)

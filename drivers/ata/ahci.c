@@ -189,7 +189,7 @@ int ahci_port_recover(struct ahci_port *p, bool comreset_wanted)
 	tfd = ahci_port_read(p, AHCI_PxTFD);
 	if (err || comreset_wanted || (tfd & (ATA_SR_BSY | ATA_SR_DRQ))) {
 		pr_warn("%s: %s: COMRESET of port %u (%s, PxTFD %#x)\n", p->host->name, p->name,
-			p->index, err ? "the engine did not stop" : comreset_wanted ? "after a time-out"
+			p->index, err ? "the engine did not stop" : comreset_wanted ? "asked for (time-out or reset)"
 								     : "device still BSY/DRQ", tfd);
 		err = comreset(p);
 		if (err)
@@ -389,6 +389,13 @@ int ahci_diagnose(const struct ahci_host *h, char *buf, size_t len)
 	return 0;
 }
 
+/* msi_diagnose - ahci_diagnose() for the MSI layer (pci_msi_set_diagnose): lock held, irqs off. */
+static int msi_diagnose(void *ctx, unsigned int nr, char *buf, size_t len)
+{
+	(void)nr;
+	return ahci_diagnose(ctx, buf, len);
+}
+
 /*
  * take_interrupt - one vector for the HBA from the MSI layer: its MSI
  * message by default, its INTx pin (as the PCI routing decided; on q35
@@ -428,6 +435,8 @@ static void take_interrupt(struct ahci_host *h)
 	}
 	h->line = line;
 	h->irq_requested = true;
+	if (h->msi)
+		pci_msi_set_diagnose(d, msi_diagnose, h);   /* the MSI line's health report asks us too */
 }
 
 /* release_interrupt - the line and its vector back (no device to drive). */
@@ -436,6 +445,8 @@ static void release_interrupt(struct ahci_host *h)
 	if (!h->irq_requested)
 		return;
 	ahci_write(h, AHCI_GHC, AHCI_GHC_AE);
+	if (h->msi)
+		pci_msi_set_diagnose(h->pci, NULL, NULL);
 	free_irq((unsigned int)h->line, h);          /* the expect tokens die with the action */
 	pci_free_irq_vectors(h->pci);
 	h->irq_requested = false;

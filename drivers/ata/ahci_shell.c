@@ -245,8 +245,12 @@ static int raw(struct ahci_port *p, bool write, uint64_t lba, uint64_t count)
 static int reset(struct ahci_port *p)
 {
 	int err = ahci_port_recover(p, true);
+	/* A device that went through COMRESET answers with a D2H FIS carrying its diagnostic
+	 * code in the error byte (01h: passed, ATA8-ACS 9.13); until the next command PxTFD shows it. */
+	uint32_t tfd = ahci_port_read(p, AHCI_PxTFD);
 
-	cprintf("%s: port %u reset (COMRESET) %s\n", p->name, p->index, err ? errno_name(err) : "ok");
+	cprintf("%s: port %u reset (COMRESET) %s, PxTFD %#x (diagnostic %#04x)\n", p->name, p->index,
+		err ? errno_name(err) : "ok", tfd, (tfd >> AHCI_PxTFD_ERR_SHIFT) & 0xFF);
 	return err;
 }
 

@@ -824,9 +824,9 @@ void nvme_print_state(const struct nvme_ctrl *c)
 {
 	char bdf[8];
 
-	cprintf("%s: %s \"%s\" serial \"%s\"%s, interrupts %s (%d vectors), INTMS %08x, resets %u%s\n", c->name,
+	cprintf("%s: %s \"%s\" serial \"%s\"%s, interrupts %s (%d vector%s), INTMS %08x, resets %u%s\n", c->name,
 		bdf_text(c->pci, bdf, sizeof(bdf)), c->model, c->serial, c->dead ? " DEAD" : "",
-		pci_irq_mode_name(pci_irq_mode(c->pci)), c->nvec, rd32(c, NVME_REG_INTMS), c->resets,
+		pci_irq_mode_name(pci_irq_mode(c->pci)), c->nvec, c->nvec == 1 ? "" : "s", rd32(c, NVME_REG_INTMS), c->resets,
 		c->noirq ? ", nvme-noirq in force" : "");
 	if (c->noirq_percent)
 		cprintf("  nvme-noirq: %u %% of I/O commands raise no interrupt (%s)\n", c->noirq_percent,

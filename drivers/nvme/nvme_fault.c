@@ -126,3 +126,40 @@ static int noirq_off(void)
 FAULT(nvme_noirq, "nvme-noirq", "PERCENT",
       "PERCENT % (default 100) of NVMe I/O completions raise no interrupt: CQ with IEN=0 (MSI-X) or vector masked in INTMS",
       noirq_on, noirq_off);
+
+/*
+ * nvme-disable: the controller is disabled behind the driver's back (CC.EN
+ * cleared, NVMe 1.4 3.1.5: the controller stops processing commands and
+ * deletes its queues). The next command is never completed: the driver
+ * abandons it after NVME_IO_TIMEOUT_MS, reports that the controller stopped
+ * answering, and resets it (enable, queues again); later commands work. It
+ * is a one-shot fault: there is nothing to switch off.
+ */
+static int disable_on(const char *arg)
+{
+	unsigned int done = 0;
+
+	(void)arg;
+	for (unsigned int i = 0; i < nvme_ctrl_count; i++) {
+		struct nvme_ctrl *c = &nvme_ctrls[i];
+		uint32_t cc;
+
+		if (c->dead || !c->blk_registered)
+			continue;
+		cc = mmio_read32(c->regs + NVME_REG_CC);
+		mmio_write32(c->regs + NVME_REG_CC, cc & ~NVME_CC_EN);
+		pr_warn("fault: %s: CC.EN cleared behind the driver's back (CC %08x -> %08x): the controller stops answering\n",
+			c->name, cc, cc & ~NVME_CC_EN);
+		done++;
+	}
+	return done ? 0 : -ENODEV;
+}
+
+static int disable_off(void)
+{
+	return 0;   /* the driver's reset already brought the controller back */
+}
+
+FAULT(nvme_disable, "nvme-disable", NULL,
+      "NVMe controllers disabled behind the driver's back (CC.EN = 0): the next command times out and the driver resets",
+      disable_on, disable_off);

@@ -208,11 +208,13 @@ static struct irq_expect *irq_expect_bind(struct irq_expect *exp, unsigned int i
 /* Common checks of both init functions. RETURNS 0, or 1 after logging why not. */
 static int irq_expect_init_refused(unsigned int irq)
 {
+	if (irq_defences_unstarted(irq, "init_irq_expect"))
+		return 1;
 	if (!irq_defences_active()) {
 		uint32_t n = __atomic_add_fetch(&irq_expect_off_calls, 1, __ATOMIC_RELAXED);
 
 		if (irq_report_due(n))
-			irq_port_log(IRQ_LOG_INFO, "irq %u: init_irq_expect: defences off, no token (expect calls do nothing)\n",
+			irq_port_log(IRQ_LOG_INFO, "irq %u: init_irq_expect: defences off (noirqdebug), no token (expect calls do nothing)\n",
 				     irq);
 		return 1;
 	}

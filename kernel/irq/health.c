@@ -350,6 +350,8 @@ static void irq_health_report_line(unsigned int irq, const struct irq_line_healt
 		     irq, irq_health_cause_string(lh->causes, causes, sizeof(causes)), irq_secs(lh->since_ns),
 		     irq_msecs(lh->since_ns), (unsigned long long)lh->polled_completions,
 		     lh->flood_off ? "; disabled at its controller" : "");
+	if (IRQ_MINIMAL)
+		return;  /* compact: the line only; irq_get_action_health() has the rest */
 	for (i = 0; i < IRQ_MAX_SHARED && irq_get_action_health(irq, i, &ah) == 0; i++)
 		irq_port_log(IRQ_LOG_WARN, "irq health:   \"%.*s\": %s%s%s, watch %s, %u expect tokens (%u verified): %llu by interrupt, %llu by polling, %llu timed out\n",
 			     IRQ_NAME_LOG_MAX, ah.name, ah.causes ? "on polling (" : "interrupts fine",

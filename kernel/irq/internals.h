@@ -437,6 +437,13 @@ static inline bool irq_poll_word_fires_by(uint32_t word, uint64_t deadline_ns)
 
 /* ---- policy.c ------------------------------------------------------------ */
 
+/*
+ * irq_defences_unstarted - whether irq_defences_start() has not run since
+ * irq_core_init(); if so, warns (rate-limited) that @caller on line @irq
+ * is not defended and names the fix. CONTEXT: any, no desc lock held.
+ */
+bool irq_defences_unstarted(unsigned int irq, const char *caller);
+
 /* irq_defences_core_init - defences stopped, token pool empty (from irq_core_init). */
 void irq_defences_core_init(void);
 

@@ -14,14 +14,35 @@
 #ifndef IRQ_CONFIG_H
 #define IRQ_CONFIG_H
 
+/*
+ * IRQ_MINIMAL - 1: the build for small kernels (docs/porting.md, "A minimal
+ * build"): the defences keep their one profile, irqkit (no tejun2010 or
+ * mainline columns, no printable table of tunables: irq_policy_rows is not
+ * built), the health report prints one line per line on polling without its
+ * actions, and the tables default to 16 lines, 8 pooled actions and 8 expect
+ * tokens (any of them can still be set with -D). The API and the defences'
+ * behaviour are the same; `make cross` measures both builds.
+ */
+#ifndef IRQ_MINIMAL
+#define IRQ_MINIMAL 0
+#endif
+
 /* Number of interrupt lines (descriptors): line numbers 0..IRQ_NR_LINES-1. */
 #ifndef IRQ_NR_LINES
+#if IRQ_MINIMAL
+#define IRQ_NR_LINES 16
+#else
 #define IRQ_NR_LINES 64
+#endif
 #endif
 
 /* Actions in the static pool used by request_irq(); request_irq_static() uses caller storage. */
 #ifndef IRQ_NR_ACTIONS
+#if IRQ_MINIMAL
+#define IRQ_NR_ACTIONS 8
+#else
 #define IRQ_NR_ACTIONS 32
+#endif
 #endif
 
 /* Most actions one line may carry (shared handlers); bounds the dispatch walk. */
@@ -90,6 +111,9 @@
 #endif
 
 /* ---- range checks -------------------------------------------------------- */
+#if IRQ_MINIMAL != 0 && IRQ_MINIMAL != 1
+#error "IRQ_MINIMAL must be 0 (the full build) or 1 (the minimal build for small kernels)"
+#endif
 #if IRQ_NR_LINES < 16 || IRQ_NR_LINES > 1024
 #error "IRQ_NR_LINES must be 16..1024: at least the 16 ISA IRQs; more than 1024 wastes memory"
 #endif

@@ -72,6 +72,13 @@ struct irq_chip {
  * the line is masked at the chip: a masked request is not on its way).
  * A wrong 1 hides a lost interrupt, so when in doubt answer negative.
  *
+ * Several CPUs: the poll runs on whichever CPU its timer fires on, which
+ * need not be the CPU the line is routed to. Where the request is latched
+ * per CPU (the x86 local APIC's IRR), another CPU cannot see it: answer
+ * negative ("cannot tell"), never 0, unless the chip can read the target
+ * CPU's state from here. A global controller (8259, PLIC pending bits)
+ * answers from anywhere.
+ *
  * A 1 before the handlers on an unmasked line also makes the poll run no
  * handler and leave the work to that interrupt (irq_poll_line returns
  * -IRQ_EINPROGRESS), once per delivery: a request that is never taken

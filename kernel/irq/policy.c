@@ -16,12 +16,17 @@
 
 const struct irq_policy irq_policies[IRQ_POLICY_COUNT] = {
 	[IRQ_POLICY_IRQKIT] = { .name = "irqkit", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_IRQKIT) },
+#if !IRQ_MINIMAL
 	[IRQ_POLICY_TEJUN2010] = { .name = "tejun2010", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_TEJUN) },
 	[IRQ_POLICY_MAINLINE] = { .name = "mainline", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_MAINLINE) },
+#endif
 };
 
+#if !IRQ_MINIMAL
+/* The table with its descriptions, for printing (bench, shell); the minimal build leaves the text out. */
 const struct irq_policy_row irq_policy_rows[] = { IRQ_POLICY_TUNABLES(IRQ_POLICY_ROW) };
 const size_t irq_policy_rows_count = sizeof(irq_policy_rows) / sizeof(irq_policy_rows[0]);
+#endif
 
 /* The switches: set by the boot parameters, read everywhere (policy.h's inline functions). */
 struct irq_switches __irq_switches = { .policy = &irq_policies[IRQ_POLICY_IRQKIT] };
@@ -126,7 +131,8 @@ int irq_param_policy(const char *v, void *arg)
 
 	(void)arg;
 	if (!p) {
-		irq_port_log(IRQ_LOG_ERR, "irq: irqpolicy=%.16s: unknown; use irqkit, tejun2010 or mainline\n",
+		irq_port_log(IRQ_LOG_ERR, IRQ_MINIMAL ? "irq: irqpolicy=%.16s: unknown; this minimal build has irqkit only\n"
+						   : "irq: irqpolicy=%.16s: unknown; use irqkit, tejun2010 or mainline\n",
 			     v ? v : "");
 		return -IRQ_EINVAL;
 	}
@@ -136,9 +142,35 @@ int irq_param_policy(const char *v, void *arg)
 	return 0;
 }
 
+/* Calls of init_irq_expect/watch_irq before irq_defences_start() (rate-limits the warning). */
+static uint32_t irq_defences_unstarted_calls;
+
+bool irq_defences_unstarted(unsigned int irq, const char *caller)
+{
+	uint32_t n;
+
+	if (__atomic_load_n(&__irq_switches.started, __ATOMIC_ACQUIRE))
+		return false;
+	/*
+	 * Loud, not INFO: a port that leaves the start out gets no token, and a
+	 * broken line then hangs its driver with nothing else said (issue 21:
+	 * the xv6 port's first boot). Not started by default, because the
+	 * defences arm timers: only the host knows when its clock and timers
+	 * run, and the boot switches (noirqdebug, irqpoll) must be set first.
+	 */
+	n = __atomic_add_fetch(&irq_defences_unstarted_calls, 1, __ATOMIC_RELAXED);
+	if (irq_report_due(n))
+		irq_port_log(IRQ_LOG_WARN, "irq %u: %s: the defences were never started, so this line is not "
+			     "defended (a lost interrupt hangs its driver): call irq_defences_start() once the "
+			     "clock and timers run, before interrupts are enabled (docs/porting.md, First boot)\n",
+			     irq, caller);
+	return true;
+}
+
 void irq_defences_core_init(void)
 {
 	__atomic_store_n(&__irq_switches.started, false, __ATOMIC_RELEASE);
+	irq_defences_unstarted_calls = 0;
 	__atomic_add_fetch(&__irq_switches.gen, 1, __ATOMIC_SEQ_CST);
 }
 

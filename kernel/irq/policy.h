@@ -123,6 +123,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "irq_config.h"
 #include "irq_errno.h"
 
 /* Units of the table (nanoseconds of irq_port_now_ns). */
@@ -238,11 +239,13 @@
 	T(health_misroute_window_ns, 10 * IRQ_POLICY_S, 10 * IRQ_POLICY_S,   10 * IRQ_POLICY_S, \
 	  "a line is listed misrouted until irqfixup claimed nothing for it for this long (ns)")
 
-/* The profiles, in the order of the table's columns. */
+/* The profiles, in the order of the table's columns (the minimal build keeps the first only). */
 enum irq_policy_id {
 	IRQ_POLICY_IRQKIT,     /* ours (default) */
+#if !IRQ_MINIMAL
 	IRQ_POLICY_TEJUN2010,  /* Tejun Heo's 2010 patch set */
 	IRQ_POLICY_MAINLINE,   /* Linux today */
+#endif
 	IRQ_POLICY_COUNT,
 };
 
@@ -263,7 +266,7 @@ struct irq_policy_row {
 
 /* The three profiles, indexed by enum irq_policy_id. */
 extern const struct irq_policy irq_policies[IRQ_POLICY_COUNT];
-/* The rows, in table order; irq_policy_rows_count of them. */
+/* The rows, in table order; irq_policy_rows_count of them (not in the minimal build). */
 extern const struct irq_policy_row irq_policy_rows[];
 extern const size_t irq_policy_rows_count;
 
@@ -273,7 +276,11 @@ extern const size_t irq_policy_rows_count;
  * of its list). A build may override them with -DNAME=value.
  */
 #ifndef IRQ_NR_EXPECTS
+#if IRQ_MINIMAL
+#define IRQ_NR_EXPECTS 8
+#else
 #define IRQ_NR_EXPECTS 32
+#endif
 #endif
 #ifndef IRQ_EXPECTS_PER_ACTION
 #define IRQ_EXPECTS_PER_ACTION 8
@@ -335,10 +342,13 @@ int irq_param_policy(const char *v, void *arg);
  * irq_defences_start - switch the defences on, with the switches and the
  * profile set so far, and log one line saying which. Until then (from
  * irq_core_init() on) note_interrupt() only counts, init_irq_expect()
- * returns NULL and watch_irq() does nothing: the defences arm timers, so
- * the kernel calls this once its clock and timers run (after
- * x86_time_init()), before it enables interrupts. With irqpoll it arms
- * the poll timer of every shared line.
+ * returns NULL and watch_irq() does nothing, with a warning that names
+ * this function: the defences arm timers, so the kernel calls this once
+ * its clock (irq_port_now_ns) and timers (irq_port_timer_*) run and its
+ * boot parameters are parsed, before it enables interrupts and before
+ * drivers ask for expecting (docs/porting.md, "First boot"; irqkit calls
+ * it from kmain() right after its time subsystem is up). With irqpoll it
+ * arms the poll timer of every shared line.
  * CONTEXT: thread context, once per boot (again after irq_core_init() in
  * host tests).
  */

@@ -418,11 +418,13 @@ void __irq_defences_action_added(struct irq_desc *desc, struct irqaction *action
 
 void __irq_defences_action_removed(struct irq_desc *desc, struct irqaction *action)
 {
-	uint64_t now = irq_port_now_ns();
+	uint64_t now;
 
 	__irq_poll_want_moved(desc);
 	__irq_expect_kill_all(desc, action);
 	__irq_watch_stop(desc, action);
+	/* Read after the verdicts above, which may open the episode at their own, later "now". */
+	now = irq_port_now_ns();
 	if (action->health.active)
 		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\" freed after %llu ms on polling\n", desc->irq_data.irq,
 			     IRQ_NAME_LOG_MAX, action->name, irq_log_ms(now - action->health.since_ns));

@@ -12,7 +12,13 @@
  *
  * Implementations: tests/host/irq_port_host.[ch] (host unit tests: pthreads
  * and a virtual clock), arch/x86 (the irqkit kernel), and
- * kernel/irq/template/ (an empty port to copy when porting).
+ * kernel/irq/template/ (the port to copy: x86, ARMv7-M and RISC-V sections,
+ * run on QEMU by make cross).
+ *
+ * Before irq_core_init() the locks, irq_port_timer_init() and irq_port_log()
+ * must work (logging may still drop messages); before irq_defences_start()
+ * the clock and the timers must run. docs/porting.md, section 8 ("First
+ * boot"), has the whole order and what a missing step looks like.
  *
  * Contexts named below:
  *   thread context  - ordinary kernel code, interrupts enabled, may spin.
@@ -128,9 +134,12 @@ enum irq_port_log_level {
 };
 
 /*
- * irq_port_log - print one message (printf-style: %s %u %lu %llu %d %x %p
- * %c and field widths/precisions are used). The core ends messages with
- * "\n" and starts them with "irq".
+ * irq_port_log - print one message, printf-style. The conversions used are
+ * exactly %s %.*s %.Ns (a constant precision) %u %d %x %llu %03llu %p
+ * (docs/porting.md section 2; tests/docs/test_porting.py keeps that list
+ * true): the host's printf needs a va_list form, long long and string
+ * precision, or the template's formatter (irq_template_set_console). The
+ * core ends messages with "\n" and starts them with "irq".
  * CONTEXT: any, including interrupt and timer context with a core lock held;
  * must not take a core lock or call into the core.
  */

@@ -312,7 +312,7 @@ void watch_irq(unsigned int irq, void *dev_id)
 	unsigned long flags;
 	uint64_t now;
 
-	if (!irq_defences_active() || !irq_policy()->watch_on)
+	if (irq_defences_unstarted(irq, "watch_irq") || !irq_defences_active() || !irq_policy()->watch_on)
 		return;
 	if (!desc) {
 		irq_port_log(IRQ_LOG_WARN, "irq: watch_irq(%u): no such line; ignored\n", irq);

@@ -2,7 +2,7 @@
 
 The last step of `make bench`. Every bench of the run writes its figures as JSON into
 build/bench/ (bench-ata: ata.json, bench-usb: usb.json, bench-storm: storm.json, bench-fixup:
-fixup.json, bench-irq: irq.json, bench-defences: defences.json, bench-nvme: nvme.json); this script reads them, checks that each is there
+fixup.json, bench-irq: irq.json, bench-defences: defences.json, bench-nvme: nvme.json, bench-ahci: ahci.json); this script reads them, checks that each is there
 and from this run (newer than the stamp `make bench` touched first), and prints one table:
 one row per figure, a column per irqpolicy (irqkit, tejun2010, mainline), each row with its
 unit and the conditions it was measured under (machine, interrupt mode as the kernel logged
@@ -24,7 +24,7 @@ import sys
 
 POLICIES = ("irqkit", "tejun2010", "mainline")
 EXTRA_COLUMNS = ("noirqdebug",)   # the defences off: the baseline of the ATA rows (issue 19)
-INPUTS = ("ata", "usb", "storm", "fixup", "irq", "defences", "nvme")   # build/bench/NAME.json, one per bench
+INPUTS = ("ata", "usb", "storm", "fixup", "irq", "defences", "nvme", "ahci")   # build/bench/NAME.json, one per bench
 STORM_SOURCES = {
     # storm_bench.py source: what the storm is, for the conditions column
     "e1000-storm/noapic": "e1000 holds shared level IRQ 11 (raw 8259 level storm)",
@@ -137,6 +137,36 @@ def nvme_rows(d):
             else:
                 unit = "MB/s guest time" + ("" if lost == 0 else " (ratio to 0 %)")
                 rows.append((f"NVMe {op} at {lost} % lost completion interrupts", unit, cond, cells))
+    return note, rows
+
+
+def ahci_rows(d):
+    note = (f"`ata bench sda 0 {d['sectors']}` ({d['sectors'] // 2} KiB in 128 KiB DMA commands, read back, "
+            f"verified) on q35's ICH9 AHCI by MSI, after a warm-up run; `inject ahci-noirq:50`, then `:100`, in "
+            f"the same boot; median of {d['reps']} runs, or 1 when a run takes over 2 s; the cost of a lost "
+            f"completion is the mean time per command minus the healthy one, beside Linux libata's "
+            f"{d['linux_timeout_s']} s command time-out (tests/bench/ahci_bench.py)")
+    by = {(r["policy"], r["lost_percent"]): r for r in d["rows"]}
+    cond = f"q35, MSI, -icount shift={d['icount_shift']},sleep={d['sleep']}"
+    rows = []
+    for op in ("read", "write"):
+        for lost in (0, 50, 100):
+            cells = {}
+            for p in POLICIES:
+                r = by.get((p, lost))
+                if r is None:
+                    cells[p] = nm("no figure from this policy's boot")
+                    continue
+                v = f"{r[op]:.2f}" + ("" if lost == 0 else f" ({r[op + '_ratio']:.2f})")
+                cells[p] = v + ("" if r["verified"] else " DATA WRONG")
+            rows.append((f"AHCI {op} at {lost} % lost completions", "MB/s guest time" +
+                         ("" if lost == 0 else " (ratio to 0 %)"), cond, cells))
+    cells = {}
+    for p in POLICIES:
+        r = by.get((p, 100))
+        cells[p] = nm("no figure") if r is None else f"{r['extra_us_per_cmd'] / 1000:.3f}"
+    rows.append(("AHCI: time a lost completion costs (per command, 100 % lost minus healthy)",
+                 f"ms guest time (Linux: {d['linux_timeout_s'] * 1000} ms)", cond, cells))
     return note, rows
 
 
@@ -339,6 +369,7 @@ def main():
         d = {n: load(args.dir, n, since) for n in INPUTS}
         sections = [("ATA (drivers/ata) under lost interrupts", ata_rows(d["ata"])),
                     ("NVMe (drivers/nvme, MSI-X) under lost completion interrupts", nvme_rows(d["nvme"])),
+                    ("AHCI (drivers/ata/ahci*.c) under lost completions", ahci_rows(d["ahci"])),
                     ("USB class drivers, healthy vs misrouted", usb_rows(d["usb"])),
                     ("Interrupt storms and irqpoll", storm_rows(d["storm"])),
                     ("irqfixup and irqpoll under a misrouted disk line", fixup_rows(d["fixup"])),

@@ -211,6 +211,12 @@ class BochsGuest(Guest):
         if hasattr(self, "reader"):
             self.reader.join(5)
         self.stderr = self._bochs_out()
+        # the CD image (10 MiB) goes; bochsrc and the logs stay for a failure's report
+        shutil.rmtree(os.path.join(self.tmp, "isodir"), ignore_errors=True)
+        try:
+            os.remove(os.path.join(self.tmp, "irqkit.iso"))
+        except OSError:
+            pass
 
 
 # X11 keysyms (RFC 6143 7.5.4) of what the tests type.

@@ -3,7 +3,8 @@
 
     cross_report.py --arch A --prefix P --cflags F --lflags L --dir D --sizes OBJ --libc OBJ
 
-D holds two builds: D/std (default IRQ_NR_LINES) and D/few (fewer lines), each with libirq.a
+D holds three builds: D/std (default IRQ_NR_LINES), D/few (fewer lines) and D/min (IRQ_MINIMAL=1),
+each with libirq.a
 (the core and the template port), libwheel.a (the timer wheel) and the sizes object OBJ.
 
 1. Links D/std's archives whole, with the host's string functions (OBJ given by --libc) and
@@ -91,8 +92,9 @@ def main():
     # 2a. Code size per part.
     sz = size_by_member(P + "size", libirq)
     sz.update(size_by_member(P + "size", libwheel))
-    parts = [("kernel/irq core", lambda m: not m.startswith("port_template") and not m.startswith("timer_wheel")),
-             ("template port", lambda m: m.startswith("port_template")),
+    tmpl = ("port_template", "irq_format")
+    parts = [("kernel/irq core", lambda m: not m.startswith(tmpl) and not m.startswith("timer_wheel")),
+             ("template port", lambda m: m.startswith(tmpl)),
              ("timer wheel", lambda m: m.startswith("timer_wheel"))]
     print("  code size (size of the archives)     text    data     bss")
     for label, pick in parts:
@@ -103,6 +105,20 @@ def main():
     it = next(iter(img.values()))
     print(f"  linked freestanding image {image}: {it[0]} text, {it[1]} data, {it[2]} bss; "
           "no undefined symbol")
+
+    # The minimal build (IRQ_MINIMAL=1), linked the same way: its own size beside the full one.
+    mini = os.path.join(D, "min")
+    mimage = os.path.join(D, "image-min.elf")
+    run([P + "gcc"] + args.lflags.split() + ["-nostdlib", "-ffreestanding", "-static",
+        "-Wl,--entry=irq_core_init", "-Wl,--whole-archive", os.path.join(mini, "libirq.a"),
+        "-Wl,--no-whole-archive", os.path.join(mini, args.libc), "-lgcc", "-o", mimage])
+    msz = size_by_member(P + "size", os.path.join(mini, "libirq.a"))
+    mcore = [sum(msz[m][i] for m in msz if not m.startswith(tmpl)) for i in range(3)]
+    mit = next(iter(size_by_member(P + "size", mimage).values()))
+    mlines = next(s for (m, n), s in defined_objects(P + "nm", os.path.join(mini, args.sizes)).items()
+                  if n == "cross_nr_lines")
+    print(f"  minimal build (IRQ_MINIMAL=1, {mlines} lines): kernel/irq core {mcore[0]} text, {mcore[1]} data, "
+          f"{mcore[2]} bss; linked image {mit[0]} text, {mit[1]} data, {mit[2]} bss; no undefined symbol")
     print(f"    taken from the host: {' '.join(from_libc) or 'nothing'} ({args.libc.replace('.o', '.c')}); "
           f"from libgcc: {' '.join(from_libgcc) or 'nothing'}")
 

@@ -1,8 +1,10 @@
 /*
  * m3_run.c - the portable interrupt core running on a Cortex-M3 (QEMU's
  * mps2-an385 board) through the template port, with real interrupts: the
- * NVIC is the irq_chip, SysTick drives irq_template_tick(), and a line is
- * raised by setting its NVIC pending bit. It proves that the template's CPU
+ * NVIC is the irq_chip, SysTick at 1 kHz calls irq_template_timer_interrupt()
+ * (the template's periodic-tick mode: no alarm), the CMSDK timer 0 counting
+ * at 25 MHz, extended to 64 bits, is the clock, and a line is raised by
+ * setting its NVIC pending bit. It proves that the template's CPU
  * section (PRIMASK save/restore, LDREX/STREX lock) and the core's flows and
  * polling work on a CPU that is not x86. `make cross` builds it and
  * tests/cross/m3_check.py boots it, then judges the lines it prints; the
@@ -11,7 +13,9 @@
  * Facts used: ARMv7-M Architecture Reference Manual (vector table B1.5.3,
  * NVIC registers B3.4, SysTick B3.3); ARM semihosting SYS_EXIT (operation
  * 0x18 with "bkpt 0xab"); the CMSDK APB UART of the MPS2 AN385 at
- * 0x40004000 (DATA, STATE, CTRL, BAUDDIV registers).
+ * 0x40004000 (DATA, STATE, CTRL, BAUDDIV registers) and its CMSDK APB
+ * timer 0 at 0x40000000 (CTRL, VALUE, RELOAD: a 32-bit down-counter at the
+ * 25 MHz peripheral clock; Arm CMSDK Technical Reference Manual, 4.4).
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -34,6 +38,12 @@
 #define UART_STATE_TXFULL 0x1u
 #define UART_CTRL_TXEN    0x1u
 
+#define TIMER0_BASE    0x40000000u
+#define TIMER_CTRL     0x00u          /* bit 0: enable */
+#define TIMER_VALUE    0x04u          /* counts down at the peripheral clock */
+#define TIMER_RELOAD   0x08u          /* loaded when VALUE reaches 0 */
+#define TIMER_CTRL_EN  0x1u
+
 #define NVIC_ISER0     0xE000E100u    /* write 1: enable (unmask) an external interrupt */
 #define NVIC_ICER0     0xE000E180u    /* write 1: disable (mask) */
 #define NVIC_ISPR0     0xE000E200u    /* write 1: set pending = raise the interrupt */
@@ -49,9 +59,12 @@
 /* The AN385's processor clock (QEMU models 25 MHz) and the tick this program runs. */
 #define M3_CPU_HZ        25000000u
 #define M3_TICK_HZ       1000u
-#define M3_TICK_NS       (1000000000ull / M3_TICK_HZ)
-/* The NVIC input this program raises (the AN385's devices use the low ones). */
+/* Nanoseconds per count of the 25 MHz timer 0. */
+#define M3_NS_PER_COUNT  (1000000000u / M3_CPU_HZ)
+/* The NVIC input this program raises (the AN385's devices use the low ones)... */
 #define M3_LINE          30u
+/* ... and the kernel/irq line it is attached to (its hwirq is M3_LINE): within the 16 lines of the minimal build. */
+#define M3_IRQ           14u
 /* Longest wait for one event, in ticks (ms): a bound on every loop below. */
 #define M3_WAIT_TICKS    2000u
 /* How long a disabled line is watched for a handler run that must not happen (ticks). */
@@ -69,6 +82,41 @@ static inline void reg_write(uint32_t addr, uint32_t value)
 static inline uint32_t reg_read(uint32_t addr)
 {
 	return *(volatile uint32_t *)addr;
+}
+
+/* ---- Clock: timer 0, a free-running count extended to 64 bits ----------- */
+
+static uint32_t clock_last;     /* the last count read (counting up) */
+static uint64_t clock_high;     /* wraps seen, << 32 */
+
+/*
+ * The template's clock (irq_template_set_clock): runs with interrupts off, as
+ * port.h asks. The 32-bit count wraps every 171 s; every read notices a wrap
+ * since the last one, and SysTick reads it every millisecond. PRIMASK makes
+ * the read and the update one step against the SysTick exception.
+ */
+static uint64_t m3_clock_ns(void)
+{
+	unsigned long primask;
+	uint32_t now;
+	uint64_t t;
+
+	__asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask) : : "memory");
+	now = ~reg_read(TIMER0_BASE + TIMER_VALUE);  /* the down-counter, turned into an up-counter */
+	if (now < clock_last)
+		clock_high += 1ull << 32;
+	clock_last = now;
+	t = clock_high | now;
+	if (!(primask & 1))
+		__asm__ volatile("cpsie i" : : : "memory");
+	return t * M3_NS_PER_COUNT;
+}
+
+static void m3_clock_start(void)
+{
+	reg_write(TIMER0_BASE + TIMER_RELOAD, UINT32_MAX);
+	reg_write(TIMER0_BASE + TIMER_VALUE, UINT32_MAX);
+	reg_write(TIMER0_BASE + TIMER_CTRL, TIMER_CTRL_EN);
 }
 
 /* ---- Console ------------------------------------------------------------ */
@@ -163,13 +211,13 @@ void m3_systick(void);
 void m3_systick(void)
 {
 	ticks++;
-	irq_template_tick(M3_TICK_NS);
+	irq_template_timer_interrupt();
 }
 
 void m3_line_irq(void);
 void m3_line_irq(void)
 {
-	generic_handle_irq(M3_LINE);
+	generic_handle_irq(M3_IRQ);
 }
 
 void m3_fault(void);
@@ -193,7 +241,7 @@ static void print_line_stats(const char *when)
 {
 	struct irq_line_stats st;
 
-	if (irq_get_line_stats(M3_LINE, &st) == 0)
+	if (irq_get_line_stats(M3_IRQ, &st) == 0)
 		m3_print("m3: %s: delivered=%llu handled=%llu unhandled=%llu polled=%llu\n", when,
 			 (unsigned long long)st.delivered, (unsigned long long)st.handled,
 			 (unsigned long long)st.unhandled, (unsigned long long)st.polled);
@@ -205,14 +253,17 @@ static void m3_main(void)
 
 	reg_write(UART0_BASE + UART_BAUDDIV, 16);
 	reg_write(UART0_BASE + UART_CTRL, UART_CTRL_TXEN);
+	/* docs/porting.md, "First boot": log and clock, core, chips, defences, drivers. */
 	irq_template_set_log(m3_core_log);
 	m3_print("m3: kernel/irq on Cortex-M3, template port\n");
+	m3_clock_start();
+	irq_template_set_clock(m3_clock_ns, NULL);
 
 	irq_core_init();
-	m3_print("m3: chip %d\n", irq_set_chip_and_handler(M3_LINE, &nvic_chip, handle_edge_irq, NULL, M3_LINE));
+	m3_print("m3: chip %d\n", irq_set_chip_and_handler(M3_IRQ, &nvic_chip, handle_edge_irq, NULL, M3_LINE));
 	irq_defences_start();
-	m3_print("m3: request %d\n", request_irq(M3_LINE, dev_handler, 0, "m3dev", &dev_cookie));
-	dev_token = init_irq_expect(M3_LINE, &dev_cookie);
+	m3_print("m3: request %d\n", request_irq(M3_IRQ, dev_handler, 0, "m3dev", &dev_cookie));
+	dev_token = init_irq_expect(M3_IRQ, &dev_cookie);
 	m3_print("m3: token %s\n", dev_token ? "yes" : "no");
 
 	reg_write(SYST_RVR, M3_CPU_HZ / M3_TICK_HZ - 1);
@@ -230,7 +281,7 @@ static void m3_main(void)
 	print_line_stats("interrupt");
 
 	/* 2. Raised while disabled: nothing runs until enable_irq(). */
-	disable_irq(M3_LINE);
+	disable_irq(M3_IRQ);
 	start = ticks;
 	expect_irq(dev_token);
 	dev_ready = true;
@@ -238,7 +289,7 @@ static void m3_main(void)
 	waited = WAIT_TICKS(dev_completions >= 2 || ticks - start >= M3_DISABLED_TICKS);
 
 	m3_print("m3: disabled: completions %u after %u ticks\n", (unsigned int)dev_completions, (unsigned int)waited);
-	enable_irq(M3_LINE);
+	enable_irq(M3_IRQ);
 	waited = WAIT_TICKS(dev_completions >= 2);
 	m3_print("m3: enabled: completions %u\n", (unsigned int)dev_completions);
 
@@ -248,7 +299,7 @@ static void m3_main(void)
 	waited = WAIT_TICKS(dev_completions >= 3);
 	m3_print("m3: lost: completions %u after %u ticks\n", (unsigned int)dev_completions, (unsigned int)waited);
 	print_line_stats("end");
-	free_irq(M3_LINE, &dev_cookie);
+	free_irq(M3_IRQ, &dev_cookie);
 	m3_print("m3: done\n");
 	semihost_exit(SEMI_EXIT_OK);
 }

@@ -23,7 +23,11 @@ whose trouble was announced before it (e1000-storm's flood may be judged before 
 or after); the `irqs` health section, once the fault had time to show, exactly the expected
 lines (for faults that spare the disk: checked before the disk works, see test_cell).
 
-`make test` runs SUBSET; `make test-matrix` (IRQKIT_MATRIX=full) runs every cell.
+AHCI cells (test_ahci_cell): q35 with the disk on its own AHCI controller instead, x ACPI/-no-acpi
+x IOAPIC/noapic x MSI/pci=nomsi x none/ahci-noirq:100 (the AHCI's line on polling, cause
+lost-while-expecting).
+
+`make test` runs SUBSET and AHCI_SUBSET; `make test-matrix` (IRQKIT_MATRIX=full) runs every cell.
 """
 import itertools
 import os
@@ -159,6 +163,58 @@ def test_cell(guest_factory, tmp_path, machine, firmware, mode, fault):
             print(f"{machine}-{firmware}-{mode}-{fault}: line 14 polls that beat a pending interrupt: {beat.group(1)}")
         assert set(polled) == set(expected), irqs
     run(g, "ata flush")
+    g.send("halt\r")
+    assert g.wait_exit(30) == EXIT_HALT
+    assert diskimg.bad_pattern_blocks(path, seed, PATTERN_LBA, PATTERN_COUNT) == []
+    assert diskimg.changed_ranges(path, original, PATTERN_LBA, PATTERN_COUNT) == []
+
+
+# -- AHCI cells (issue 17) -----------------------------------------------------------------------
+# q35's own disk controller: the disk on the ICH9 AHCI's port 0, its interrupt by MSI (default)
+# or INTx (pci=nomsi; then it shares the UHCI's PIRQA line), in IOAPIC or 8259 mode, healthy or
+# with ahci-noirq:100 (every command issued with the port's interrupt enables cleared: the AHCI's
+# line on polling, cause lost-while-expecting). USB keyboard, stick and e1000 as in the q35 cells.
+AHCI_IRQ = ("msi", "nomsi")
+AHCI_FAULTS = ("none", "ahci-noirq:100")
+AHCI_SUBSET = {("acpi", "ioapic", "msi", "ahci-noirq:100"), ("noacpi", "noapic", "nomsi", "none")}
+AHCI_CELLS = [c for c in itertools.product(FIRMWARE, MODES, AHCI_IRQ, AHCI_FAULTS) if FULL or c in AHCI_SUBSET]
+AHCI_LINE_RX = re.compile(r"^ahci0: pci 00:1f\.2 .*?, (MSI|INTx [^,]*) line (\d+), handler registered", re.M)
+
+
+def ahci_qemu_args(firmware, path, stick):
+    args = qemu_args("q35", firmware, path, stick)
+    i = args.index("piix3-ide,id=pide")          # the disk goes to the AHCI instead of a PIIX3 IDE
+    del args[i - 1:i + 1]
+    args[args.index("ide-hd,drive=d0,bus=pide.0")] = "ide-hd,drive=d0,bus=ide.0"
+    return args
+
+
+@pytest.mark.parametrize("firmware,mode,irq,fault", AHCI_CELLS, ids=["ahci-" + "-".join(c) for c in AHCI_CELLS])
+def test_ahci_cell(guest_factory, tmp_path, firmware, mode, irq, fault):
+    path = str(tmp_path / "disk.img")
+    original = diskimg.make_random_image(path, DISK_BYTES, seed=len(firmware + mode + irq + fault))
+    stick = str(tmp_path / "stick.img")
+    diskimg.make_random_image(stick, STICK_BYTES, seed=len(fault))
+    append = ("debugexit" + (" noapic" if mode == "noapic" else "") + (" pci=nomsi" if irq == "nomsi" else "")
+              + ("" if fault == "none" else f" fault={fault}"))
+    g = guest_factory(append=append, machine="q35",
+                      extra=ahci_qemu_args(firmware, path, stick) + ["-icount", f"shift={ICOUNT_SHIFT},sleep=on"])
+    g.wait_shell(60)
+    log = "\n".join(g.lines())
+    assert ("interrupt mode: IO-APIC" in log) == (mode == "ioapic"), "wrong interrupt mode"
+    m = AHCI_LINE_RX.search(run(g, "ata", done=r"ahci0: pci .*\n"))
+    assert m and m.group(1).startswith("MSI" if irq == "msi" else "INTx"), log
+    ahci_line = int(m.group(2))
+    expected = {ahci_line: "lost-while-expecting"} if fault != "none" else {}
+    usb_works(g, stick)
+    m = CRC_RX.search(run(g, f"ata crc sda 0 {DISK_SECTORS}", timeout=120))
+    assert m and int(m.group(4), 16) == diskimg.crc_of(path), m and m.group(0)
+    seed = 0xA4C1 + len(AHCI_CELLS)
+    for lba in range(PATTERN_LBA, PATTERN_LBA + PATTERN_COUNT, 64):     # several commands
+        out = run(g, f"ata write-pattern sda {seed} {lba} 64", timeout=120)
+        assert re.search(rf"write-pattern sda {lba}\+64 seed {seed:#010x}: ok", out), out
+    check_exact(g, expected)
+    run(g, "ata flush sda")
     g.send("halt\r")
     assert g.wait_exit(30) == EXIT_HALT
     assert diskimg.bad_pattern_blocks(path, seed, PATTERN_LBA, PATTERN_COUNT) == []

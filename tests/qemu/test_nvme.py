@@ -234,3 +234,22 @@ def test_nvme_noirq_50_loses_half_the_completions_and_the_data_stays_right(guest
     halt(g)
     assert diskimg.bad_pattern_blocks(path, seed, PATTERN_LBA, pieces * PIECE) == []
     assert diskimg.changed_ranges(path, original, PATTERN_LBA, pieces * PIECE) == []
+
+
+def test_a_controller_that_stops_answering_is_reported_and_reset(guest_factory, tmp_path):
+    """nvme-disable clears CC.EN behind the driver's back: the next READ never completes. The
+    driver must give up after NVME_IO_TIMEOUT_MS (5 s) with -ETIMEDOUT, say so, reset the
+    controller, and read right afterwards; the abandoned command is never completed later."""
+    path, _ = random_disk(tmp_path, seed=11)
+    g = boot(guest_factory, "q35", path)
+    assert "INJECTED" in g.command("inject nvme-disable")
+    out = g.command("blk crc nvme0n1 0 16", 60)
+    assert "ETIMEDOUT" in out, out
+    assert re.search(r"nvme0: READ \(I/O queue 1, command 0x[0-9a-f]{4}\) not completed in 5000 ms: the controller "
+                     r"stopped answering", g.log), g.log[-3000:]
+    assert re.search(r"nvme0: resetting the controller \(a command timed out\), reset 1", g.log)
+    assert "nvme0: controller reset and answering again" in g.log
+    assert kernel_crc(g, "nvme0n1", 0, 16) == diskimg.crc_of(path, 0, 16 * SECTOR)
+    rows, out = nvme_counts(g)
+    assert rows["nvme0q1"]["timeouts"] == 1 and rows["nvme0q1"]["stray"] == 0, out
+    assert "resets 1" in out and "DEAD" not in out, out

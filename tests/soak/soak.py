@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make soak MINUTES=N [SEED=S]: a randomised fault soak of irqkit in QEMU (issue 20).
+"""make soak MINUTES=N [SEED=S] [SOAK_ARGS=--nvme]: a randomised fault soak of irqkit in QEMU (issue 20).
 
 One QEMU pc machine (IOAPIC, ACPI) with an IDE disk (hda), a USB keyboard (port 1), a USB
 stick (port 2, a -blockdev so it can be pulled and put back) and the e1000 at 00:03.0. A
@@ -22,6 +22,9 @@ booted again (the faults are all off after a boot) and the soak goes on.
 
 The report: commands done, blocks verified on the host, faults applied, wrong blocks, commands
 completed twice (a result line the kernel printed more than once for one command), hangs.
+
+--nvme adds an NVMe disk (nvme0n1, MSI-X) with its faults nvme-noirq, msi-mask, msi-misvector.
+Not yet in the soak: several CPUs (affinity moves) and AHCI (q35 only; this soak runs pc).
 """
 import argparse
 import json
@@ -59,6 +62,14 @@ FAULTS = {
     "uhci-misroute": (None, "pirqd"),
     "uhci-noroute": (None, "pirqd"),
 }
+# With --nvme: the NVMe disk's faults (MSI-X on pc; msi-mask and msi-misvector both rewrite its
+# vector table entry)
+NVME_FAULTS = {
+    "nvme-noirq": (None, None),
+    "msi-mask": (None, "msix"),
+    "msi-misvector": (None, "msix"),
+}
+NVME_BYTES = 8 << 20
 # Time-outs of one command (s): generous, since every fault at once makes the disks poll.
 CMD_TIMEOUT = 240
 ANSWER_TIMEOUT = 30
@@ -120,6 +131,12 @@ class Soak:
         diskimg.make_random_image(self.disk, DISK_BYTES, seed=args.seed)
         diskimg.make_random_image(self.stick, STICK_BYTES, seed=args.seed + 1)
         self.models = {"hda": Model(self.disk, DISK_BYTES), "usba": Model(self.stick, STICK_BYTES)}
+        self.faults = dict(FAULTS)
+        if args.nvme:
+            self.nvme = os.path.join(tmp, "nvme.img")
+            diskimg.make_random_image(self.nvme, NVME_BYTES, seed=args.seed + 2)
+            self.models["nvme0n1"] = Model(self.nvme, NVME_BYTES)
+            self.faults.update(NVME_FAULTS)
         self.faults_on = set()
         self.stick_in = True
         self.stick_gen = 0
@@ -128,7 +145,7 @@ class Soak:
             "commands", "writes", "reads", "keystroke_commands", "keystroke_lost", "failed_commands",
             "blocks_written_verified_on_host", "blocks_read_verified", "wrong_blocks", "wrong_reads",
             "completed_twice", "hangs", "boots", "unplugs", "replugs", "fault_on", "fault_off")}
-        self.per_fault = {name: 0 for name in FAULTS}
+        self.per_fault = {name: 0 for name in self.faults}
         self.errors = {}
         self.events = []
         self.hang_logs = []
@@ -145,6 +162,9 @@ class Soak:
                  "-blockdev", f"driver=raw,file={node}f,node-name={node}",
                  "-device", f"usb-storage,drive={node},port=2,id=stick",
                  "-device", "e1000,addr=03.0"]
+        if self.args.nvme:
+            extra += ["-drive", f"file={self.nvme},if=none,id=nv,format=raw",
+                      "-device", "nvme,serial=irqkit,drive=nv,addr=04.0"]
         self.g = Guest(append="", extra=extra, boot_timeout=120)
         self.g.wait_shell(120)
         self.g.wait_for(r"usb-kbd0: boot keyboard on .*\n", 60)
@@ -200,15 +220,15 @@ class Soak:
 
     # -- faults ---------------------------------------------------------------------------------
     def toggle_fault(self):
-        name = self.rng.choice(sorted(FAULTS))
-        arg, group = FAULTS[name]
+        name = self.rng.choice(sorted(self.faults))
+        arg, group = self.faults[name]
         if name in self.faults_on:
             out = self.run(f"inject off {name}", rf"fault: {name} switched off.*\n|fault: .*{name}.*\n")
             if out is not None and f"{name} switched off" in out:
                 self.faults_on.discard(name)
                 self.stats["fault_off"] += 1
             return
-        if group and any(FAULTS[f][1] == group for f in self.faults_on):
+        if group and any(self.faults[f][1] == group for f in self.faults_on):
             return
         spec = f"{name}:{arg}" if arg else name
         out = self.run(f"inject {spec}", rf"fault: (INJECTED {name}|.*{name}.*)\n")
@@ -244,12 +264,12 @@ class Soak:
 
     # -- work -----------------------------------------------------------------------------------
     def devices(self):
-        return ["hda", "usba"] if self.stick_in else ["hda"]
+        return [d for d in self.models if d != "usba" or self.stick_in]
 
     def write(self):
         dev = self.rng.choice(self.devices())
         m = self.models[dev]
-        count = self.rng.randint(1, 128 if dev == "hda" else 64)
+        count = self.rng.randint(1, 64 if dev == "usba" else 128)
         lba = self.rng.randrange(0, m.blocks - count + 1)
         seed = self.rng.getrandbits(32)
         out = self.run(f"blk write-pattern {dev} {seed:#x} {lba} {count}",
@@ -276,7 +296,7 @@ class Soak:
     def read(self):
         dev = self.rng.choice(self.devices())
         m = self.models[dev]
-        count = self.rng.randint(1, 256 if dev == "hda" else 128)
+        count = self.rng.randint(1, 128 if dev == "usba" else 256)
         lba = self.rng.randrange(0, m.blocks - count + 1)
         out = self.run(f"blk crc {dev} {lba} {count}", rf"crc32 {dev} {lba}\+{count}.*\n|blk: .*\n")
         if out is None:
@@ -364,6 +384,7 @@ def main():
     ap.add_argument("--minutes", type=float, default=10)
     ap.add_argument("--seed", type=int, default=20)
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "soak"))
+    ap.add_argument("--nvme", action="store_true", help="add an NVMe disk (MSI-X) and its faults")
     ap.add_argument("--kernel", default=irqkit_qemu.KERNEL, help="the kernel ELF to boot")
     args = ap.parse_args()
     irqkit_qemu.KERNEL = os.path.abspath(args.kernel)
@@ -371,7 +392,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="irqkit-soak-") as tmp:
         s = Soak(args, tmp)
         print(f"soak: {args.minutes} minutes, seed {args.seed}; QEMU pc with hda ({DISK_BYTES >> 20} MiB), "
-              f"usb-kbd, usb-storage ({STICK_BYTES >> 20} MiB), e1000", flush=True)
+              f"usb-kbd, usb-storage ({STICK_BYTES >> 20} MiB), e1000"
+              + (f", nvme0n1 ({NVME_BYTES >> 20} MiB, MSI-X)" if args.nvme else ""), flush=True)
         final = s.go()
     st = s.stats
     report = {"minutes": args.minutes, "seed": args.seed, "stats": st, "faults_applied": s.per_fault,

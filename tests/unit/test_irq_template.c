@@ -3,9 +3,13 @@
  * (kernel/irq/template/) is complete and works: the core is built against
  * it alone (no host port on the include path) and a line is taken through
  * request, interrupt, disable with a held edge, enable and its replay from
- * the template's tick, and free. A plain program (exit status 0 = pass), run
- * by tests/unit/irq.mk whenever the irq unit tests are built, so the
- * template never rots.
+ * the template's timer interrupt, and free; then the same with a one-shot
+ * alarm, which must be programmed for the resend timer's expiry and put
+ * back to "never" once nothing is pending. Built with -DIRQ_TEMPLATE_HOST_SIM
+ * (the template's simulated CPU: a host program cannot disable interrupts);
+ * the real CPU sections run on QEMU in make cross (tests/cross/). A plain
+ * program (exit status 0 = pass), run by tests/unit/irq.mk whenever the irq
+ * unit tests are built, so the template never rots.
  */
 #include <stdio.h>
 
@@ -16,6 +20,13 @@
 
 /* Nanoseconds per template tick in this check. */
 #define TICK_NS 1000000ull
+
+/* The board's clock and alarm, simulated: a counter the check moves, the alarm it was given. */
+static uint64_t clock_ns, alarm_ns = UINT64_MAX;
+static unsigned int alarms;
+
+static uint64_t board_clock(void) { return clock_ns; }
+static void board_alarm(uint64_t expires_ns) { alarm_ns = expires_ns; alarms++; }
 
 static unsigned int masks, unmasks, acks, handled;
 
@@ -45,22 +56,53 @@ static void expect(int ok, const char *what)
 	}
 }
 
-int main(void)
+/* request, interrupt, disable with a held edge, enable and its replay from the timer. */
+/* request, interrupt, disable with a held edge, enable and its replay from the timer. */
+static void run_line(void)
 {
 	static int dev;
-	struct irq_line_stats st;
 
-	irq_core_init();
-	expect(irq_set_chip_and_handler(1, &chip, handle_edge_irq, NULL, 1) == 0, "chip attached");
 	expect(request_irq(1, handler, 0, "check", &dev) == 0, "request");
 	expect(generic_handle_irq(1) == 0 && handled == 1, "interrupt ran the handler");
 	disable_irq(1);
 	expect(generic_handle_irq(1) == 0 && handled == 1, "disabled line held the edge");
 	enable_irq(1);
-	irq_template_tick(TICK_NS);
-	expect(handled == 2, "held edge replayed from the tick");
+	clock_ns += TICK_NS;
+	irq_template_timer_interrupt();
+	expect(handled == 2, "held edge replayed from the timer interrupt");
 	free_irq(1, &dev);
+}
+
+int main(void)
+{
+	struct irq_line_stats st;
+
+	/* A periodic tick serves the timers (no alarm). */
+	irq_template_set_clock(board_clock, NULL);
+	irq_core_init();
+	expect(irq_set_chip_and_handler(1, &chip, handle_edge_irq, NULL, 1) == 0, "chip attached");
+	run_line();
 	expect(irq_get_line_stats(1, &st) == 0 && st.delivered == 2 && st.handled == 2, "statistics");
 	expect(masks == unmasks + 1 && acks == 2, "chip calls paired");
+
+	/* The same with a one-shot alarm: armed for the resend, then "never" again. */
+	irq_template_set_clock(board_clock, board_alarm);
+	expect(irq_set_chip_and_handler(2, &chip, handle_edge_irq, NULL, 2) == 0, "chip attached (alarm)");
+	handled = 0;
+	{
+		static int dev2;
+
+		expect(request_irq(2, handler, 0, "check2", &dev2) == 0, "request (alarm)");
+		disable_irq(2);
+		expect(generic_handle_irq(2) == 0 && handled == 0, "disabled line held the edge (alarm)");
+		enable_irq(2);
+		expect(alarms >= 1 && alarm_ns <= clock_ns + TICK_NS, "the resend armed the alarm");
+		expect(handled == 0, "nothing ran before the alarm");
+		clock_ns = alarm_ns;
+		irq_template_timer_interrupt();
+		expect(handled == 1, "the alarm's interrupt replayed the edge");
+		expect(alarm_ns == UINT64_MAX, "nothing pending: the alarm is off");
+		free_irq(2, &dev2);
+	}
 	return failures ? 1 : 0;
 }

@@ -1,0 +1,136 @@
+"""docs/porting.md against the code (issue 21): what a porter follows must be true.
+
+- Every function the "First boot" section and its checklist name exists in kernel/irq/ (the core
+  or the template port), and the checklist is a list a porter can tick.
+- The printf conversions section 2 documents are exactly those the core's format strings use
+  (every irq_port_log call in kernel/irq/*.c and *.h), so a port's printf can be judged from the
+  list alone; the template's formatter (kernel/irq/template/irq_format.c) is checked against the
+  C library for the same list by tests/unit/test_irq_format.c.
+- The two runs of make cross (tests/cross/m3_run.c, tests/cross/rv64_run.c) make the boot calls
+  in the documented order.
+"""
+import os
+import re
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PORTING = os.path.join(ROOT, "docs", "porting.md")
+IRQ_DIR = os.path.join(ROOT, "kernel", "irq")
+# printf conversion: flags, width, precision, length, conversion (C11 7.21.6.1).
+CONVERSION = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+|\*))?(hh|h|ll|l|z|j|t)?([diouxXcspn%])")
+# The boot calls, in the order section 8 gives them.
+BOOT_ORDER = ["irq_core_init", "irq_set_chip_and_handler", "irq_defences_start", "request_irq",
+              "init_irq_expect"]
+
+
+def _porting():
+    return open(PORTING).read()
+
+
+def _section(text, start, end):
+    a = text.index(start)
+    return text[a:text.index(end, a)]
+
+
+def _irq_sources(exts=(".c", ".h"), template=True):
+    out = []
+    for d, _, files in os.walk(IRQ_DIR):
+        if not template and "template" in d:
+            continue
+        out += [os.path.join(d, f) for f in sorted(files) if f.endswith(exts)]
+    return out
+
+
+def _defined_in_irq(name):
+    for path in _irq_sources():
+        text = open(path).read()
+        if re.search(rf"\b{name}\s*\([^;]*\)\s*\{{", text) or re.search(rf"#define\s+{name}\b", text):
+            return True
+    return False
+
+
+def test_first_boot_names_only_functions_the_core_and_template_define():
+    boot = _section(_porting(), "## 8. First boot", "## 9.")
+    names = sorted(set(re.findall(r"`([A-Za-z_]\w*)\(\)`", boot)))
+    assert len(names) >= 15, f"section 8 names only {names}"
+    missing = [n for n in names if not _defined_in_irq(n)]
+    assert not missing, f"docs/porting.md section 8 names functions kernel/irq/ does not define: {missing}"
+
+
+def test_the_checklist_can_be_ticked_and_each_function_on_it_exists():
+    boot = _section(_porting(), "## 8. First boot", "## 9.")
+    items = re.findall(r"^- \[ \] (.+(?:\n {6}.+)*)", boot, re.M)
+    assert len(items) >= 10, f"the checklist has {len(items)} tickable items"
+    for fn in BOOT_ORDER[:3] + ["generic_handle_irq", "irq_template_set_clock", "irq_health_report"]:
+        assert any(f"`{fn}()`" in it for it in items), f"the checklist does not name {fn}()"
+    for it in items:
+        for n in re.findall(r"`([A-Za-z_]\w*)\(\)`", it):
+            assert _defined_in_irq(n), f"checklist item names {n}(), which kernel/irq/ does not define: {it!r}"
+
+
+def _normalise(conv):
+    """One conversion as the docs write it: a constant precision is N."""
+    m = CONVERSION.fullmatch(conv)
+    flags, width, prec, length, c = m.groups()
+    if prec is not None and prec != "*":
+        prec = "N"
+    return "%" + flags + (width or "") + ("." + prec if prec is not None else "") + (length or "") + c
+
+
+def _log_calls(text):
+    """The argument text of every irq_port_log( ... ) call, strings kept whole."""
+    for m in re.finditer(r"\birq_port_log\s*\(", text):
+        i, depth, in_str = m.end(), 1, False
+        while depth:
+            c = text[i]
+            if in_str:
+                if c == "\\":
+                    i += 1
+                elif c == '"':
+                    in_str = False
+            elif c == '"':
+                in_str = True
+            elif c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+            i += 1
+        yield text[m.end():i - 1]
+
+
+def core_conversions():
+    used = set()
+    for path in _irq_sources(template=False):
+        text = open(path).read()
+        if path.endswith("port.h"):
+            continue  # the declaration, not a call
+        for call in _log_calls(text):
+            for lit in re.findall(r'"((?:[^"\\]|\\.)*)"', call):
+                used |= {_normalise(c.group(0)) for c in CONVERSION.finditer(lit)}
+    return used
+
+
+def documented_conversions():
+    m = re.search(r"<!-- printf-set -->(.*?)<!-- /printf-set -->", _porting(), re.S)
+    assert m, "docs/porting.md lost its <!-- printf-set --> markers"
+    # The docs write a constant precision as N (%.Ns): read it as one digit for the parser.
+    return {_normalise(c.replace(".N", ".1")) for c in re.findall(r"`(%[^`]+)`", m.group(1))}
+
+
+def test_the_documented_printf_set_is_exactly_what_the_core_prints_with():
+    used, documented = core_conversions(), documented_conversions()
+    assert len(used) >= 5, f"found only {used} in kernel/irq: the scan is broken"
+    assert used <= documented, f"the core uses conversions docs/porting.md does not list: {sorted(used - documented)}"
+    assert documented <= used, f"docs/porting.md lists conversions the core never uses: {sorted(documented - used)}"
+
+
+def test_the_cross_runs_boot_in_the_documented_order():
+    for run in ("tests/cross/m3_run.c", "tests/cross/rv64_run.c"):
+        text = open(os.path.join(ROOT, run)).read()
+        at = []
+        for fn in BOOT_ORDER:
+            m = re.search(rf"\b{fn}\(", text[text.index("irq_core_init();"):] if fn != "irq_core_init" else text)
+            assert m, f"{run} never calls {fn}()"
+            at.append(text.index(m.group(0), text.index("irq_core_init();") if fn != "irq_core_init" else 0))
+        assert at == sorted(at), f"{run} calls {BOOT_ORDER} out of the documented order"
+        log = min(i for i in (text.find("irq_template_set_log("), text.find("irq_template_set_console(")) if i >= 0)
+        assert log < text.index("irq_core_init();"), f"{run} sets the log after irq_core_init()"
