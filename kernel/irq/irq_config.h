@@ -20,8 +20,9 @@
  * mainline columns, no printable table of tunables: irq_policy_rows is not
  * built), the health report prints one line per line on polling without its
  * actions, and the tables default to 16 lines, 8 pooled actions and 8 expect
- * tokens (any of them can still be set with -D). The API and the defences'
- * behaviour are the same; `make cross` measures both builds.
+ * tokens; any of them can still be set with -D (IRQ_TRACE_BUILD=0 leaves the
+ * event trace out as well). The API and the defences' behaviour are the
+ * same; `make cross` measures both builds and runs the minimal one.
  */
 #ifndef IRQ_MINIMAL
 #define IRQ_MINIMAL 0

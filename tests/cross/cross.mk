@@ -52,9 +52,9 @@ CROSS_FEW_LINES := 16
 
 # Freestanding: only the compiler's own headers (-nostdinc + its include
 # directory), no libc, no builtins, the kernel's warning set.
-# One CPU and a 64-event trace ring (irq_config.h): the M3 board has 1 MiB of RAM.
+# One CPU and a 256-event trace ring (irq_config.h, 4 KiB): the M3 board has 1 MiB of RAM.
 CROSS_COMMON_CFLAGS := -std=gnu11 -O2 -ffreestanding -fno-builtin -nostdlib -nostdinc \
-	-Wall -Wextra -Werror -Ikernel/irq/template -Ikernel -DIRQ_NR_CPUS=1 -DIRQ_TRACE_ENTRIES=64
+	-Wall -Wextra -Werror -Ikernel/irq/template -Ikernel -DIRQ_NR_CPUS=1 -DIRQ_TRACE_ENTRIES=256
 
 CROSS_IRQ_SRCS   := $(sort $(wildcard kernel/irq/*.c)) kernel/irq/template/port_template.c \
 	kernel/irq/template/irq_format.c

@@ -25,6 +25,7 @@
 #include <irq/irqchip.h>
 #include <irq/policy.h>
 #include <irq/stats.h>
+#include <irq/trace.h>
 #include <irq_port_host.h>
 #include <kernel/format.h>
 
@@ -247,6 +248,13 @@ static void print_line_stats(const char *when)
 			 (unsigned long long)st.unhandled, (unsigned long long)st.polled);
 }
 
+/* One line of the event trace's dump (docs/trace.md), as the kernel's shell prints it. */
+static void m3_trace_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	m3_print("%s\n", line);
+}
+
 static void m3_main(void)
 {
 	uint32_t waited, start;
@@ -265,6 +273,7 @@ static void m3_main(void)
 	m3_print("m3: request %d\n", request_irq(M3_IRQ, dev_handler, 0, "m3dev", &dev_cookie));
 	dev_token = init_irq_expect(M3_IRQ, &dev_cookie);
 	m3_print("m3: token %s\n", dev_token ? "yes" : "no");
+	m3_print("m3: trace %d\n", irq_trace_start(NULL));
 
 	reg_write(SYST_RVR, M3_CPU_HZ / M3_TICK_HZ - 1);
 	reg_write(SYST_CVR, 0);
@@ -299,6 +308,8 @@ static void m3_main(void)
 	waited = WAIT_TICKS(dev_completions >= 3);
 	m3_print("m3: lost: completions %u after %u ticks\n", (unsigned int)dev_completions, (unsigned int)waited);
 	print_line_stats("end");
+	irq_trace_stop();
+	irq_trace_dump(m3_trace_line, NULL);
 	free_irq(M3_IRQ, &dev_cookie);
 	m3_print("m3: done\n");
 	semihost_exit(SEMI_EXIT_OK);
