@@ -10,6 +10,7 @@
  *   trace stop | dump | clear | status
  */
 #include <stdint.h>
+#include <irq/irq_errno.h>
 #include <irq/trace.h>
 #include <kernel/errno.h>
 #include <kernel/printk.h>
@@ -53,7 +54,13 @@ int trace_cmd(int argc, char **argv)
 			cprintf("usage: trace start [FILTER]\n");
 			return -EINVAL;
 		}
-		if (irq_trace_start(argc > 2 ? argv[2] : "all")) {
+		int err = irq_trace_start(argc > 2 ? argv[2] : "all");
+
+		if (err == -IRQ_ENODEV) {
+			cprintf("trace: compiled out of this kernel (IRQ_TRACE_BUILD 0, kernel/irq/irq_config.h)\n");
+			return -ENODEV;
+		}
+		if (err) {
 			cprintf("trace: bad filter \"%s\": a comma list of line numbers and irq,chip,poll,expect,state,drv\n",
 				argv[2]);
 			return -EINVAL;

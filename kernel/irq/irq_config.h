@@ -100,7 +100,11 @@
 #define IRQ_TRACE_BUILD 1
 #endif
 #ifndef IRQ_TRACE_ENTRIES
+#if IRQ_TRACE_BUILD
 #define IRQ_TRACE_ENTRIES 16384
+#else
+#define IRQ_TRACE_ENTRIES 16  /* compiled out: the smallest rings, never written */
+#endif
 #endif
 /* Driver event names (irq_trace_tag) the trace can hold. */
 #ifndef IRQ_TRACE_TAGS

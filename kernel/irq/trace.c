@@ -201,6 +201,8 @@ int irq_trace_start(const char *filter)
 	uint32_t classes, lines[IRQ_TRACE_LINE_WORDS];
 	unsigned int i;
 
+	if (!IRQ_TRACE_BUILD)
+		return -IRQ_ENODEV;  /* compiled out (irq_config.h) */
 	if (irq_trace_parse_filter(filter, &classes, lines))
 		return -IRQ_EINVAL;
 	/* Off while the filter changes, so no event sees half of it. */
@@ -272,7 +274,13 @@ int irq_trace_param(const char *v, void *arg)
 	(void)arg;
 	if (v && irq_trace_word_is(v, 3, "off") && v[3] == '\0')
 		return 0;
-	if (irq_trace_start(v && *v ? v : "all")) {
+	switch (irq_trace_start(v && *v ? v : "all")) {
+	case 0:
+		break;
+	case -IRQ_ENODEV:
+		irq_port_log(IRQ_LOG_ERR, "irq: trace=: the event trace is compiled out (IRQ_TRACE_BUILD 0)\n");
+		return -IRQ_ENODEV;
+	default:
 		irq_port_log(IRQ_LOG_ERR, "irq: trace=%.32s: bad filter; use on, or a comma list of lines and irq,chip,poll,expect,state,drv\n",
 			     v ? v : "");
 		return -IRQ_EINVAL;

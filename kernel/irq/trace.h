@@ -176,7 +176,11 @@ static inline uint32_t irq_trace_id(const void *p)
  */
 int irq_trace_parse_filter(const char *filter, uint32_t *classes, uint32_t lines[(IRQ_NR_LINES + 31) / 32]);
 
-/* irq_trace_start - switch tracing on with @filter (NULL: everything). RETURNS 0 or -IRQ_EINVAL. CONTEXT: thread. */
+/*
+ * irq_trace_start - switch tracing on with @filter (NULL: everything).
+ * RETURNS 0, -IRQ_EINVAL (a bad filter) or -IRQ_ENODEV (IRQ_TRACE_BUILD 0).
+ * CONTEXT: thread.
+ */
 int irq_trace_start(const char *filter);
 
 /* irq_trace_stop - switch tracing off; the rings keep what they hold. CONTEXT: any. */

@@ -257,6 +257,7 @@ static void m3_trace_line(void *ctx, const char *line)
 
 static void m3_main(void)
 {
+	int traced;
 	uint32_t waited, start;
 
 	reg_write(UART0_BASE + UART_BAUDDIV, 16);
@@ -273,7 +274,8 @@ static void m3_main(void)
 	m3_print("m3: request %d\n", request_irq(M3_IRQ, dev_handler, 0, "m3dev", &dev_cookie));
 	dev_token = init_irq_expect(M3_IRQ, &dev_cookie);
 	m3_print("m3: token %s\n", dev_token ? "yes" : "no");
-	m3_print("m3: trace %d\n", irq_trace_start(NULL));
+	traced = irq_trace_start(NULL);  /* -IRQ_ENODEV when the build leaves the trace out */
+	m3_print("m3: trace %d\n", traced);
 
 	reg_write(SYST_RVR, M3_CPU_HZ / M3_TICK_HZ - 1);
 	reg_write(SYST_CVR, 0);
@@ -308,8 +310,10 @@ static void m3_main(void)
 	waited = WAIT_TICKS(dev_completions >= 3);
 	m3_print("m3: lost: completions %u after %u ticks\n", (unsigned int)dev_completions, (unsigned int)waited);
 	print_line_stats("end");
-	irq_trace_stop();
-	irq_trace_dump(m3_trace_line, NULL);
+	if (traced == 0) {
+		irq_trace_stop();
+		irq_trace_dump(m3_trace_line, NULL);
+	}
 	free_irq(M3_IRQ, &dev_cookie);
 	m3_print("m3: done\n");
 	semihost_exit(SEMI_EXIT_OK);

@@ -22,6 +22,13 @@ $(IRQ_TEMPLATE_CHECK): tests/unit/test_irq_template.c kernel/irq/template/port_t
 		tests/unit/test_irq_template.c kernel/irq/template/port_template.c kernel/irq/template/irq_format.c \
 		$(IRQ_CORE_SRCS) -o $@.bin
 	$@.bin
+	@# A CPU the template does not know stops its build with the #error that says what to add
+	@# (the host compiler with its CPU macros taken away plays the unknown CPU).
+	@! $(HOSTCC) -std=gnu11 -ffreestanding -fsyntax-only -U__x86_64__ -U__i386__ -Ikernel/irq/template \
+		-Ikernel kernel/irq/template/port_template.c > $@.cpu.log 2>&1 || \
+		{ echo "template port check failed: an unknown CPU compiled" >&2; exit 1; }
+	@grep -q "no interrupt save/restore for this CPU" $@.cpu.log || \
+		{ cat $@.cpu.log; echo "template port check failed: no #error for an unknown CPU" >&2; exit 1; }
 	@touch $@
 $(BUILD)/host/unit/irq_port: $(IRQ_TEMPLATE_CHECK)
 
