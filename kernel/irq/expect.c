@@ -286,6 +286,21 @@ static bool irq_expect_poll_armed_by(const struct irq_desc *desc, uint64_t deadl
 	return irq_poll_word_fires_by(__atomic_load_n(&desc->def.poll_at_word, __ATOMIC_SEQ_CST), deadline);
 }
 
+/*
+ * Whether the armed poll timer fires by the line's recheck time: a busy
+ * line's verified tokens want no earlier look (__irq_expect_deadline). No
+ * lock: both words are written under it by the poll timer (poll.c) with
+ * sequentially consistent stores; a stale recheck word only sends this
+ * expect to the locked path, which works it out again.
+ */
+static bool irq_expect_poll_armed_for_recheck(const struct irq_desc *desc)
+{
+	uint32_t recheck = __atomic_load_n(&desc->def.recheck_word, __ATOMIC_SEQ_CST);
+	uint32_t armed = __atomic_load_n(&desc->def.poll_at_word, __ATOMIC_SEQ_CST);
+
+	return (recheck & IRQ_POLL_WORD_ARMED) && (armed & IRQ_POLL_WORD_ARMED) && (int32_t)(armed - recheck) <= 0;
+}
+
 static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *exp, bool next_by_irq, uint64_t now);
 
 /* How soon after expect_irq a verified token wants its line looked at: the safety poll, or the slow poll. */
@@ -336,7 +351,8 @@ void expect_irq(struct irq_expect *exp)
 	 * early for an older expect, moves itself on to this one).
 	 */
 	if ((st & (IRQ_EXP_VERIFIED | IRQ_EXP_CLAIM)) == IRQ_EXP_VERIFIED &&
-	    irq_expect_poll_armed_by(desc, now + irq_expect_verified_delay(exp, p)))
+	    (irq_expect_poll_armed_by(desc, now + irq_expect_verified_delay(exp, p)) ||
+	     irq_expect_poll_armed_for_recheck(desc)))
 		return;
 	/*
 	 * Called from a handler the poll timer runs: the timer re-arms itself
@@ -692,14 +708,25 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 	(void)now;
 	if (!p->expect_on)
 		return 0;
+	/*
+	 * A busy line's verified tokens: the poll timer fired lately and found
+	 * nothing due (poll.c sets verified_check_ns, a real poll since undoes
+	 * it). Then it looks again a recheck later, not after every expect.
+	 */
+	bool recheck = p->expect_verified_recheck_ns && desc->def.verified_check_ns >= last;
+	uint64_t recheck_at = desc->def.verified_check_ns + p->expect_verified_recheck_ns;
+
 	for (e = action->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++) {
 		uint32_t st = __atomic_load_n(&e->state, __ATOMIC_SEQ_CST);
 		uint64_t base = e->started_ns > last ? e->started_ns : last, at, gap;
 
 		if (!(st & IRQ_EXP_EXPECTING)) {
-			/* A verified token in use keeps the slow poll alive, so its expects need no timer. */
+			/*
+			 * A verified token in use keeps the slow poll (or, busy, the
+			 * recheck) alive, so its expects need no timer.
+			 */
 			if ((st & IRQ_EXP_VERIFIED) && (st & IRQ_EXP_USED))
-				at = last + p->poll_slow_ns;
+				at = recheck ? recheck_at : last + p->poll_slow_ns;
 			else
 				continue;
 		} else if (st & IRQ_EXP_VERIFIED) {
@@ -707,8 +734,17 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 
 			if (safety == p->poll_slow_ns)
 				at = base + p->poll_slow_ns;
-			else if (!(st & IRQ_EXP_FIRST_POLL))
+			else if (!(st & IRQ_EXP_FIRST_POLL)) {
 				at = e->started_ns + safety;  /* the safety poll */
+				/*
+				 * Unless the timer looked at the line lately and found
+				 * nothing due: the device is busy with one command after
+				 * another, each one's safety poll would be a timer event
+				 * of its own. Then once per recheck.
+				 */
+				if (recheck && at > desc->def.verified_check_ns && recheck_at > at)
+					at = recheck_at;  /* young at the last look: not due before the next */
+			}
 			else  /* it found the device busy: a slow command; gaps doubling up to the normal rate */
 				at = last + irq_expect_clamp(last - e->started_ns, safety, p->poll_normal_ns);
 		} else if (!(st & IRQ_EXP_FIRST_POLL)) {
@@ -748,6 +784,19 @@ void __irq_expect_mark_polled(struct irqaction *action, uint64_t poll_ns)
 		if ((__atomic_load_n(&e->state, __ATOMIC_SEQ_CST) & IRQ_EXP_EXPECTING) && e->started_ns < poll_ns &&
 		    !(__atomic_fetch_or(&e->state, IRQ_EXP_FIRST_POLL, __ATOMIC_SEQ_CST) & IRQ_EXP_FIRST_POLL))
 			e->first_polled_ns = poll_ns;
+}
+
+bool __irq_expect_any_verified(struct irq_desc *desc)
+{
+	struct irqaction *a;
+	struct irq_expect *e;
+	unsigned int walked, n;
+
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		for (e = a->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
+			if (__atomic_load_n(&e->state, __ATOMIC_SEQ_CST) & IRQ_EXP_VERIFIED)
+				return true;
+	return false;
 }
 
 void __irq_expect_age(struct irq_desc *desc, struct irqaction *action)

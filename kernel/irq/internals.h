@@ -104,6 +104,15 @@ struct irq_defence_line {
 	uint32_t poll_at_word;
 	uint64_t last_poll_ns;         /* when the poll timer last polled the line */
 	/*
+	 * When the poll timer last fired and found no poll due (a busy line's
+	 * verified tokens are then looked at again only a recheck later:
+	 * expect.c), and that recheck time for expect_irq's lock-free path in
+	 * one 32-bit word as poll_at_word (0: none; a real poll clears it).
+	 * Written under the lock.
+	 */
+	uint64_t verified_check_ns;
+	uint32_t recheck_word;
+	/*
 	 * What the poll timer was armed for, so its expiry need not work it
 	 * out again (poll.c, __irq_poll_want_moved): the wanted time (before
 	 * the lateness is taken off; 0: none cached) and the generation it
@@ -465,6 +474,9 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
  * expect_irq came during the poll, from the handler, had none). Lock held.
  */
 void __irq_expect_mark_polled(struct irqaction *action, uint64_t poll_ns);
+
+/* __irq_expect_any_verified - whether any token of the line's actions is verified. Lock held. */
+bool __irq_expect_any_verified(struct irq_desc *desc);
 
 /* __irq_expect_age - after rescheduling at a poll: tokens not expecting lose their "in use" mark. Lock held. */
 void __irq_expect_age(struct irq_desc *desc, struct irqaction *action);

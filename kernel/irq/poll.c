@@ -200,6 +200,27 @@ static uint64_t __irq_poll_want_at_expiry(struct irq_desc *desc, uint64_t armed_
 	return __irq_poll_want(desc, now);
 }
 
+/*
+ * The poll timer fired: the line is looked at now. A verified token's
+ * expect that is younger than its safety delay now needs no look before
+ * the next recheck (expect_verified_recheck_ns; expect.c), one that is older
+ * is due; and tokens that did not expect since the last look keep no
+ * recheck alive, so an idle line's timer stops. Lock held.
+ */
+static void __irq_poll_verified_look(struct irq_desc *desc, uint64_t now)
+{
+	struct irqaction *a;
+	unsigned int walked;
+
+	desc->def.verified_check_ns = now;
+	/* Pairs with the loads in expect_irq (irq_expect_poll_armed_for_recheck). */
+	__atomic_store_n(&desc->def.recheck_word, irq_poll_word_encode(now + irq_policy()->expect_verified_recheck_ns),
+			 __ATOMIC_SEQ_CST);
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		__irq_expect_age(desc, a);
+	__irq_poll_want_moved(desc);
+}
+
 /* After a poll: adapt the gap of the fast polls to what the poll found. Lock held. */
 static void __irq_poll_adapt(struct irq_desc *desc, int found)
 {
@@ -265,6 +286,8 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	now = irq_port_now_ns();
 	flags = irq_port_lock_irqsave(&desc->lock);
 	def->last_poll_ns = now;
+	/* A real poll: the recheck (expect.c) counts from here no more. */
+	__atomic_store_n(&def->recheck_word, 0, __ATOMIC_SEQ_CST);
 	def->timer_poll_running = false;
 	deferred = found == -IRQ_EINPROGRESS;
 	if (!deferred) {  /* a poll that left the work to the pending interrupt looked at nothing */
@@ -333,6 +356,8 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 		return;
 	}
 	__irq_flood_poll_due(desc, now);
+	if (irq_policy()->expect_verified_recheck_ns && __irq_expect_any_verified(desc))
+		__irq_poll_verified_look(desc, now);
 	gen = __irq_poll_want_gen(desc);
 	want = __irq_poll_want_at_expiry(desc, armed_ns, now);
 	if (!want || want > now + desc->def.poll_late_ns) {

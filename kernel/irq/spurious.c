@@ -504,6 +504,7 @@ void irq_defences_reset_line(struct irq_desc *desc)
 	def->misroute.cause = 0;
 	def->poll_at_ns = 0;
 	__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&def->recheck_word, 0, __ATOMIC_SEQ_CST);
 	def->armed_want_ns = 0;
 	__irq_poll_want_moved(desc);
 	def->poll_gap_ns = 0;

@@ -262,7 +262,8 @@ def test_irqpoll_rescues_a_masked_disk_under_the_mainline_policy(guest_factory, 
 LOAD_RX = re.compile(r"([\d.]+) % of the CPU lost to interrupts")
 HPET_STORM_RX = r"hpet-storm: HPET comparator \d+ periodic at (\d+)/s on GSI (\d+)"
 CLAIMED_MAX_LOST = 20.0          # % of the CPU a throttled storm may still take (re-enable tests included)
-STORM_WINDOW_MS = 10             # storm_window_ns of the irqkit profile: throttled within one window
+STORM_WINDOW_MS = 10             # storm_window_ns of the irqkit profile: a window that trips is this long
+CLAIMED_TRIP_MAX_MS = 1000       # from the injection to the throttle, guest time (see the test)
 
 
 def q35_disk(tmp_path):
@@ -302,7 +303,10 @@ def test_hpet_storm_of_claimed_interrupts_is_throttled_and_the_system_keeps_work
                    20, start)
     claimed, us, bound = int(m.group(2)), int(m.group(3)), int(m.group(4))
     assert claimed > bound and us <= STORM_WINDOW_MS * 1000, m.group(0)
-    assert (float(m.group(1)) - t_on) * 1000 <= STORM_WINDOW_MS + 1, g.log[start:]
+    # Throttled within a window once a window holds more than the bound; when the first such window
+    # comes depends on QEMU's periodic HPET under -icount (7 ms after the injection in some builds,
+    # about 380 ms in others: its early duplicate interrupts are IRQ_NONE), so the bound is 1 s here.
+    assert (float(m.group(1)) - t_on) * 1000 <= CLAIMED_TRIP_MAX_MS, g.log[start:]
     assert re.search(rf'irq {gsi}: "hpet-storm": storm of claimed interrupts', g.log[start:]), g.log[start:]
     assert not re.search(rf"irq {gsi}: .*interrupts unclaimed", g.log[start:]), "taken for a flood"
     # responsive while the device storms: little CPU lost, the tick keeps time, the disk works

@@ -48,7 +48,8 @@ SECTOR = diskimg.SECTOR
 DISK_BYTES = 8 << 20
 STICK_BYTES = 4 << 20
 PROMPT = "irqkit> "
-CRC_RX = re.compile(r"crc32 (\w+) (\d+)\+(\d+)(?: = ([0-9a-f]{8}) |: failed at LBA (\d+): (\w+))")
+# (a log line may follow the CRC on the same line: the kernel's log interleaves with the shell)
+CRC_RX = re.compile(r"crc32 (\w+) (\d+)\+(\d+)(?: = ([0-9a-f]{8})|: failed at LBA (\d+): (\w+))")
 WRITE_RX = re.compile(r"write-pattern (\w+) (\d+)\+(\d+)(?: seed (0x[0-9a-f]+))?: (ok|failed at LBA (\d+): (\w+))")
 
 # name: (argument, group); faults of one group reprogram the same thing and are never on together

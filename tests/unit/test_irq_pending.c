@@ -104,11 +104,15 @@ static void without_the_operation_the_delayed_verdict_decides_as_before(void **s
 	 * take several completions, and each next find judges the one before
 	 * it before that interrupt could come (it carries them all, merged):
 	 * lost. So the healthy disk went on polling - the false alarm
-	 * tests/qemu/test_matrix.py once had to tolerate.
+	 * tests/qemu/test_matrix.py once had to tolerate. Since issue 19 a
+	 * busy verified line is looked at once per expect_verified_recheck_ns
+	 * instead of after every expect, so the races are fewer and need not
+	 * wear the count down to an announcement within the run; the wrong
+	 * verdicts still come.
 	 */
+	print_message("without the operation: %llu completions found by polls, %llu judged late\n",
+		      (unsigned long long)d.exp->completions_polled, (unsigned long long)d.exp->completions_late);
 	assert_true(d.exp->completions_polled > d.exp->completions_late);
-	assert_true(irq_to_desc(LINE)->action->health.episodes >= 1);
-	assert_true(irq_host_log_contains("polled while expected"));
 	sim_dev_detach(&d);
 }
 

@@ -14,7 +14,13 @@ Windows in the counts file: 0 boot, then one per bench_pass (write, read,
 write, read, ...), each including the pattern generation and checking of
 its pass, which cancel out in the difference.
 
-Usage: prof_ata.py [--kernel ELF] [--drop PCT] [--top N] [--keep FILE]
+With --append ARGS (default irqpolicy=irqkit) the boot line is ARGS: e.g.
+`--append noirqdebug --healthy-only` counts the healthy passes with the
+defences off, the baseline of issue 19's "healthy costs nothing" (then the
+report is the healthy windows alone, with the poll-timer events per block
+from `irqs`).
+
+Usage: prof_ata.py [--kernel ELF] [--drop PCT] [--top N] [--keep FILE] [--append ARGS] [--healthy-only]
 (make prof-ata keeps the counts in build/prof/ata-counts.txt: callers.py then
 says which call sites a function's calls come from)
 """
@@ -43,10 +49,14 @@ def main():
     ap.add_argument("--drop", type=int, default=100)
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--keep", help="write the counts here (default: a temporary file)")
+    ap.add_argument("--append", default="irqpolicy=irqkit", help="the kernel's boot line")
+    ap.add_argument("--healthy-only", action="store_true", help="no lost passes: report the healthy ones")
     args = ap.parse_args()
     irqkit_qemu.KERNEL = os.path.abspath(args.kernel)
-    nm = subprocess.run(["i686-linux-gnu-nm", args.kernel], check=True, capture_output=True, text=True).stdout
-    marks = [line.split()[0] for line in nm.splitlines() if re.search(r" [tT] bench_pass(\.|$)", line)]
+    # The PIO driver's bench_pass (drivers/ata/ata_shell.c; the AHCI shell has one of its own).
+    nm = subprocess.run(["i686-linux-gnu-nm", "-l", args.kernel], check=True, capture_output=True, text=True).stdout
+    marks = [line.split()[0] for line in nm.splitlines()
+             if re.search(r" [tT] bench_pass(\.\S*)?\s+\S*drivers/ata/ata_shell\.c:", line)]
     if len(marks) != 1:
         print(f"prof_ata: expected one bench_pass symbol in {args.kernel}, found {len(marks)}")
         return 1
@@ -55,22 +65,31 @@ def main():
         image, counts = os.path.join(tmp, "disk.img"), args.keep or os.path.join(tmp, "counts.txt")
         with open(image, "wb") as f:
             f.truncate(8 << 20)
-        g = Guest(append="irqpolicy=irqkit",
+        g = Guest(append=args.append,
                   extra=["-icount", "shift=3,sleep=on", "-drive", f"file={image},format=raw,if=ide,index=0",
                          "-plugin", f"{args.plugin},mark=0x{marks[0]},out={counts}"])
         try:
             g.wait_shell(120)
-            for i, label in enumerate(("warm-up", "healthy", "healthy", f"{args.drop} % dropped",
-                                       f"{args.drop} % dropped")):
+            labels = ["warm-up", "healthy", "healthy"]
+            if not args.healthy_only:
+                labels += [f"{args.drop} % dropped"] * 2
+            for i, label in enumerate(labels):
                 if i == 3 and "INJECTED" not in g.command(f"inject ata-drop:{args.drop}"):
                     print("prof_ata: inject ata-drop refused")
                     return 1
                 out = g.command(f"ata bench hda 0 {SECTORS}", timeout=600)
                 figs = ", ".join(f"{m.group(1)} {m.group(3)} MB/s" for m in RATE_RX.finditer(out))
                 print(f"prof_ata: {label:<14} {figs}")
+                if i == 2:
+                    # the healthy passes' poll-timer events: polls + moves of the timer, line 14
+                    print("\n".join(l for l in g.command("irqs").splitlines() if "line 14" in l))
             print("\n".join(l for l in g.command("irqs").splitlines() if "line 14" in l))
         finally:
             g.kill()
+        if args.healthy_only:
+            return subprocess.call([sys.executable, os.path.join(HERE, "report.py"), args.kernel, counts,
+                                    "--windows", "3,4", "--per", str(SECTORS // BLOCK_SECTORS),
+                                    "--top", str(args.top)])
         # Windows: 1-2 warm-up, 3-6 healthy, 7-8 the first lost pair (9 the next write; its read is not
         # closed, QEMU is killed). Figures per window (one pass), per DRQ block of it.
         return subprocess.call([sys.executable, os.path.join(HERE, "report.py"), args.kernel, counts,
