@@ -32,6 +32,7 @@
 #include <kernel/errno.h>
 #include <kernel/printk.h>
 #include <kernel/string.h>
+#include <irq/trace.h>
 #include <time/time.h>
 
 #define NS_PER_MS 1000000ull
@@ -40,6 +41,24 @@
 #define SLOT0 1u   /* PxCI bit of the one slot used */
 
 /* ---- Expect brackets and completion (interrupts disabled) ------------------------- */
+
+/*
+ * "ahci_cmd" events of the interrupt core's trace (docs/trace.md) on the HBA's line: begin =
+ * the ATA opcode, end = the result (0, or the negative errno as an unsigned value). The name
+ * is registered at the first traced command (thread context: issue()).
+ */
+static unsigned int ahci_trace_tag;
+
+static void ahci_trace(const struct ahci_port *p, bool begin, uint32_t value)
+{
+	if (!irq_trace_enabled() || p->host->line < 0)
+		return;
+	if (begin && !ahci_trace_tag)
+		ahci_trace_tag = irq_trace_tag("ahci_cmd");
+	if (ahci_trace_tag)
+		irq_trace_drv(ahci_trace_tag, (unsigned int)p->host->line,
+			      begin ? IRQ_TDRV_BEGIN : IRQ_TDRV_END, value);
+}
 
 static void open_bracket(struct ahci_port *p)
 {
@@ -63,6 +82,7 @@ static void close_bracket(struct ahci_port *p, bool timedout)
 static void finish(struct ahci_port *p, struct ahci_cmd *cmd, enum ata_cmd_state state, int result)
 {
 	close_bracket(p, false);
+	ahci_trace(p, false, (uint32_t)result);
 	cmd->result = result;
 	p->active = NULL;
 	cmd->state = state;
@@ -323,6 +343,7 @@ static int issue(struct ahci_port *p, struct ahci_cmd *cmd)
 	flags = irq_save_flags();
 	p->active = cmd;
 	cmd->state = ATA_CMD_WAITING;
+	ahci_trace(p, true, cmd->tf.command);
 	open_bracket(p);
 	start = p->issue_ns;
 	/* The table and header above are ordinary (cached, snooped) stores; x86 keeps them

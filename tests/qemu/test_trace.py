@@ -87,7 +87,8 @@ def test_healthy_disk_reads_complete_by_interrupt(traces):
     assert len(ev(events, "action", 14, ret="handled", run="irq")) == len(entries)
 
 
-@pytest.mark.parametrize("name,tag", [("ata-drop:100", "ata_cmd"), ("ata-mask", "ata_cmd"), ("msi-mask", "nvme_cmd")])
+@pytest.mark.parametrize("name,tag", [("ata-drop:100", "ata_cmd"), ("ata-mask", "ata_cmd"), ("msi-mask", "nvme_cmd"),
+                                      ("ahci-noirq:100", "ahci_cmd")])
 def test_a_lost_disk_interrupt_is_expected_polled_claimed_unexpected_by_poll_then_judged_lost(traces, name, tag):
     """expect -> poll(why expect) -> the handler claims in that poll -> unexpect by poll -> verdict
     lost (given when the next completion is found by polling again); never a completion twice.

@@ -23,6 +23,8 @@ Scenarios:
   uhci-misroute   the UHCI's interrupts routed to a masked ISA IRQ: IRQ watching polls it (line 11)
   msi-mask        a second boot, q35 with an NVMe: its I/O queue's MSI-X entry masked behind the
                   core's back (the I/O queue's message line, 32 and up)
+  ahci-noirq:100  the same q35 boot: the AHCI port's interrupt enables (PxIE) cleared for every
+                  command, so the HBA sends nothing; IRQ expecting polls (the HBA's MSI line)
 """
 import argparse
 import os
@@ -47,8 +49,9 @@ STICK_BYTES = 1 << 20
 CRC_RX = re.compile(r"crc32 (\w+) (\d+)\+(\d+) = ([0-9a-f]{8}) ")
 DUMP_END_RX = r"@irqkit-trace-end v\d+ .*\n"
 # The order of one boot: uhci-misroute last (it takes the UHCI off line 11 for good).
-ORDER = ("healthy", "ata-drop:100", "ata-mask", "spurious-flood", "e1000-storm", "uhci-misroute", "msi-mask")
+ORDER = ("healthy", "ata-drop:100", "ata-mask", "spurious-flood", "e1000-storm", "uhci-misroute", "msi-mask", "ahci-noirq:100")
 NVME_BYTES = 4 << 20
+AHCI_BYTES = 4 << 20
 WAIT_S = 20   # longest wait for one log line of a scenario (guest under TCG on a loaded host)
 
 
@@ -147,6 +150,23 @@ def sc_msi_mask(g, env):
     g.command("inject off msi-mask")
 
 
+def ahci_line(g):
+    m = re.search(r"ahci0: pci .* line (\d+),", g.command("ata"))
+    if not m:
+        raise ScenarioFailed("no AHCI line in `ata`")
+    return m.group(1)
+
+
+def sc_ahci_noirq(g, env):
+    out = g.command("inject ahci-noirq:100")
+    if "INJECTED" not in out:
+        raise ScenarioFailed(f"inject ahci-noirq:100: {out}")
+    got = crc(g, "blk crc sda 0 512")
+    if got != diskimg.crc_of(env["ahci"], 0, 512 * SECTOR):
+        raise ScenarioFailed("blk crc sda: wrong data under ahci-noirq:100")
+    g.command("inject off ahci-noirq")
+
+
 # name: (machine, trace filter (or a function of the guest giving it), what to do)
 SCENARIOS = {
     "healthy": ("pc", "14", sc_healthy),
@@ -156,6 +176,7 @@ SCENARIOS = {
     "e1000-storm": ("pc", "11,irq,poll,expect,state,drv", sc_e1000_storm),
     "uhci-misroute": ("pc", "11", sc_uhci_misroute),
     "msi-mask": ("q35", nvme_io_line, sc_msi_mask),
+    "ahci-noirq:100": ("q35", ahci_line, sc_ahci_noirq),
 }
 
 
@@ -163,12 +184,16 @@ def boot(tmpdir, icount, factory=None, machine="pc"):
     make = factory or Guest
     if machine == "q35":
         nvme = os.path.join(tmpdir, "nvme.img")
+        ahci = os.path.join(tmpdir, "ahci.img")
         diskimg.make_random_image(nvme, NVME_BYTES, 21)
+        diskimg.make_random_image(ahci, AHCI_BYTES, 23)
         g = make(machine="q35", append="debugexit", icount=icount,
                  extra=["-drive", f"file={nvme},if=none,id=n,format=raw",
-                        "-device", "nvme,serial=irqkit,drive=n,addr=04.0"])
+                        "-device", "nvme,serial=irqkit,drive=n,addr=04.0",
+                        "-drive", f"file={ahci},if=none,id=d,format=raw",
+                        "-device", "ide-hd,drive=d,bus=ide.0"])
         g.wait_shell(90)
-        return g, {"nvme": nvme}
+        return g, {"nvme": nvme, "ahci": ahci}
     disk = os.path.join(tmpdir, "disk.img")
     stick = os.path.join(tmpdir, "stick.img")
     diskimg.make_random_image(disk, DISK_BYTES, 8)

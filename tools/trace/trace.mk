@@ -9,7 +9,7 @@ SCENARIO ?=
 
 .PHONY: trace trace-test trace-pictures
 trace: deps all
-	@test -n "$(SCENARIO)" || { echo "make trace: say which, e.g. SCENARIO=ata-drop:100 (or all): healthy ata-drop:100 ata-mask spurious-flood e1000-storm uhci-misroute msi-mask" >&2; exit 2; }
+	@test -n "$(SCENARIO)" || { echo "make trace: say which, e.g. SCENARIO=ata-drop:100 (or all): healthy ata-drop:100 ata-mask spurious-flood e1000-storm uhci-misroute msi-mask ahci-noirq:100" >&2; exit 2; }
 	$(PYTHON) tools/trace/scenarios.py --icount $(TRACE_ICOUNT) --out $(BUILD)/trace $(subst $(TRACE_COMMA), ,$(SCENARIO))
 
 trace-test:
