@@ -69,7 +69,7 @@ def test_irqkit_gdb_commands_print_the_halted_kernels_lines_and_trace(guest_fact
     assert (f[5], f[6], f[7]) == (delivered, handled, unhandled), (line14, row)
     # the distrusted token's slow polls go on between `irqs` and the stop: polled only grows
     assert int(f[9]) >= int(row[5]), (line14, row)
-    assert re.search(r'action "ata0" handler ata_interrupt flags 0x\w+ handled \d+ polled (\d+)', out), out
+    assert re.search(r'action "ata0" handler ata_hw_interrupt flags 0x\w+ handled \d+ polled (\d+)', out), out
     assert re.search(r'action "serial" handler uart_\w+ ', out), out    # the ELF symbol, not an inlined inb
     polled = int(re.search(r'action "ata0" .* polled (\d+)', out).group(1))
     assert polled >= 1                    # ata-drop:100: blocks were found by polls
