@@ -81,6 +81,15 @@ static void close_bracket(struct ahci_port *p, bool timedout)
 
 static void finish(struct ahci_port *p, struct ahci_cmd *cmd, enum ata_cmd_state state, int result)
 {
+	if (cmd->noirq && state == ATA_CMD_DONE) {
+		/* No interrupt was raised: this is how long the completion went unnoticed, at most. */
+		uint64_t lat = ktime_get_ns() - p->issue_ns;
+
+		p->stats.noirq_done++;
+		p->stats.noirq_lat_total_ns += lat;
+		if (lat > p->stats.noirq_lat_max_ns)
+			p->stats.noirq_lat_max_ns = lat;
+	}
 	close_bracket(p, false);
 	ahci_trace(p, false, (uint32_t)result);
 	cmd->result = result;

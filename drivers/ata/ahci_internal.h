@@ -141,6 +141,8 @@ struct ahci_stats {
 	uint64_t strays;             /* PxIS bits found with no command waiting (cleared) */
 	uint64_t brackets;           /* expect_irq brackets opened */
 	uint64_t brackets_timed_out; /* ... closed with timedout */
+	/* ahci-noirq commands that completed: PxCI write to completion taken (the loss found), guest ns. */
+	uint64_t noirq_done, noirq_lat_total_ns, noirq_lat_max_ns;
 };
 
 struct ahci_host;
