@@ -240,6 +240,7 @@ static void a_poll_that_finds_the_handlers_running_skips(void **state)
 {
 	struct fake_dev dev = { .name = "a", .answer = IRQ_HANDLED, .hook = poll_own_line };
 	struct irq_line_stats st;
+	struct irq_line_health h;
 
 	(void)state;
 	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
@@ -249,6 +250,10 @@ static void a_poll_that_finds_the_handlers_running_skips(void **state)
 	assert_int_equal(dev.calls, 1);
 	assert_int_equal(irq_get_line_stats(LINE, &st), 0);
 	assert_int_equal(st.polled, 0);
+	/* The race the QEMU race test counts (tests/qemu/test_smp_race.py): a poll that lost it. */
+	assert_int_equal(irq_get_line_health(LINE, &h), 0);
+	assert_int_equal(h.poll_busy, 1);
+	assert_int_equal(h.poll_raced, 0);
 }
 
 /* Hook: while a poll runs the handler, the device's real interrupt arrives. */
@@ -273,6 +278,7 @@ static void an_edge_arriving_during_a_poll_is_replayed_after_it_as_an_interrupt(
 	struct fake_dev dev = { .name = "a", .answer = IRQ_HANDLED, .hook = raise_during_poll };
 	struct irq_line_stats st;
 	struct irq_action_stats as;
+	struct irq_line_health h;
 
 	(void)state;
 	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
@@ -289,6 +295,17 @@ static void an_edge_arriving_during_a_poll_is_replayed_after_it_as_an_interrupt(
 	assert_int_equal(irq_get_action_stats(LINE, 0, &as), 0);
 	assert_int_equal(as.polled_handled, 1);
 	assert_int_equal(as.handled, 1);
+	/* ... and the other side of the race: the interrupt that came while the poll held the line. */
+	assert_int_equal(irq_get_line_health(LINE, &h), 0);
+	assert_int_equal(h.poll_raced, 1);
+	assert_int_equal(h.poll_busy, 0);
+	/* irq_poll() is the same poll by line number (an interrupt of its own does not come now). */
+	irq_host_irq_enter();
+	assert_int_equal(irq_poll(LINE), IRQ_HANDLED);
+	assert_int_equal(irq_poll(IRQ_NR_LINES), -EINVAL);
+	irq_host_irq_exit();
+	assert_int_equal(irq_get_line_health(LINE, &h), 0);
+	assert_int_equal(h.poll_raced, 1);
 }
 
 static void a_level_interrupt_arriving_during_a_poll_is_held_masked_until_it_ends(void **state)
