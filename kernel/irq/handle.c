@@ -239,6 +239,7 @@ int irq_poll_line(struct irq_desc *desc)
 	int ret;
 
 	if (desc->status & IRQS_INPROGRESS) {
+		desc->def.poll_busy++;  /* the race lost: the running side does the work */
 		ret = -IRQ_EBUSY;
 	} else if (!desc->action) {
 		ret = -IRQ_ENOENT;
@@ -252,6 +253,8 @@ int irq_poll_line(struct irq_desc *desc)
 		desc->status |= IRQS_POLLING;
 		ret = tr ? __handle_irq_event_traced(desc, &flags) : __handle_irq_event(desc, &flags);
 		desc->status &= ~IRQS_POLLING;
+		if (desc->status & IRQS_PENDING)
+			desc->def.poll_raced++;  /* an interrupt came while the poll held the line */
 		/* A real interrupt that came during the poll runs now, as itself. */
 		if (tr)
 			__irq_finish_pending_traced(desc, &flags);
@@ -276,6 +279,15 @@ int irq_poll_line_traced(struct irq_desc *desc, unsigned int why)
 	      : ret == -IRQ_EAGAIN ? IRQ_TPOLL_DISABLED : ret == -IRQ_EINPROGRESS ? IRQ_TPOLL_DEFERRED : IRQ_TPOLL_OTHER;
 	irq_trace_record(IRQ_TEV_POLL_END, irq, res, 0);
 	return ret;
+}
+
+int irq_poll(unsigned int irq)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+
+	if (!desc)
+		return -IRQ_EINVAL;
+	return irq_poll_line_traced(desc, IRQ_TRACE_WHY_CALLER);
 }
 
 void irq_poll_schedule(struct irq_desc *desc, uint64_t at_ns)
