@@ -109,6 +109,9 @@ static void print_health(void)
 				(unsigned long long)h.poll_runs, (unsigned long long)h.poll_found,
 				(unsigned long long)h.poll_beat, (unsigned long long)(h.poll_runs - h.poll_found),
 				(unsigned long long)h.poll_deferred);
+		if (h.poll_busy || h.poll_raced)
+			cprintf("  line %u: poll against interrupt: %llu polls found the handlers running, %llu interrupts came during a poll and were replayed\n",
+				irq, (unsigned long long)h.poll_busy, (unsigned long long)h.poll_raced);
 		if (h.fixup_claims)
 			cprintf("  line %u: %sirqfixup claims since boot %llu, the latest %llu ms ago\n", irq,
 				h.causes & IRQ_HEALTH_MISROUTED ? "" : "misrouted no more: ",

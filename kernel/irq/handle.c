@@ -247,6 +247,7 @@ static int irq_poll_line_at(struct irq_desc *desc, uint64_t now)
 	int ret;
 
 	if (desc->status & IRQS_INPROGRESS) {
+		desc->def.poll_busy++;  /* the race lost: the running side does the work */
 		ret = -IRQ_EBUSY;
 	} else if (!desc->action) {
 		ret = -IRQ_ENOENT;
@@ -261,6 +262,8 @@ static int irq_poll_line_at(struct irq_desc *desc, uint64_t now)
 		desc->run_clock_seed = now;
 		ret = tr ? __handle_irq_event_traced(desc, &flags) : __handle_irq_event(desc, &flags);
 		desc->status &= ~IRQS_POLLING;
+		if (desc->status & IRQS_PENDING)
+			desc->def.poll_raced++;  /* an interrupt came while the poll held the line */
 		/* A real interrupt that came during the poll runs now, as itself. */
 		if (tr)
 			__irq_finish_pending_traced(desc, &flags);
@@ -290,6 +293,15 @@ int irq_poll_line_traced(struct irq_desc *desc, unsigned int why, uint64_t now)
 	      : ret == -IRQ_EAGAIN ? IRQ_TPOLL_DISABLED : ret == -IRQ_EINPROGRESS ? IRQ_TPOLL_DEFERRED : IRQ_TPOLL_OTHER;
 	irq_trace_record(IRQ_TEV_POLL_END, irq, res, 0);
 	return ret;
+}
+
+int irq_poll(unsigned int irq)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+
+	if (!desc)
+		return -IRQ_EINVAL;
+	return irq_poll_line_traced(desc, IRQ_TRACE_WHY_CALLER);
 }
 
 void irq_poll_schedule(struct irq_desc *desc, uint64_t at_ns)

@@ -255,6 +255,8 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 		.poll_found = def->polled_claims,
 		.poll_beat = def->poll_beat,
 		.poll_deferred = def->poll_deferred,
+		.poll_busy = def->poll_busy,
+		.poll_raced = def->poll_raced,
 		.fixup_claims = def->fixup_claims,
 		.fixup_last_ns = def->fixup_last_ns,
 		.nr_actions = desc->nr_actions,

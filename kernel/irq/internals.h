@@ -146,6 +146,9 @@ struct irq_defence_line {
 	uint64_t poll_beat;            /* polls that found work while the line's interrupt was pending */
 	/* Under the lock (handle.c, irq_poll_line): */
 	uint64_t poll_deferred;        /* polls that left the work to the line's pending interrupt (ran no handler) */
+	/* The poll-against-interrupt race, counted where it is decided (irq_poll_line): */
+	uint64_t poll_busy;            /* polls that found the line's handlers running (an interrupt's run; on SMP another CPU's) */
+	uint64_t poll_raced;           /* interrupts that arrived while a poll ran the handlers: replayed after it (edge) or re-asserted (level) */
 	uint64_t defer_delivered;      /* stats.delivered + 1 at the latest such poll (0: none yet) */
 	bool poll_pending_sampled;     /* poll_pending_before was just asked by irq_poll_line */
 	uint64_t fixup_claims;         /* unclaimed interrupts elsewhere that this line's handlers claimed (irqfixup) */

@@ -221,6 +221,20 @@ void free_irq(unsigned int irq, void *dev_id);
 int irq_set_storm_handler(unsigned int irq, void *dev_id, irq_storm_handler_t fn);
 
 /*
+ * irq_poll - poll line @irq now, as the defences' poll timer does: run its
+ * handlers unless they run already (an interrupt's run, on this or another
+ * CPU: counted as poll_busy, -EBUSY), the line is disabled (-EAGAIN) or its
+ * interrupt is pending at the chip (-EINPROGRESS); an interrupt that comes
+ * while the poll runs is replayed after it (counted as poll_raced). For a
+ * driver or fault that knows when its device is due (drivers/ata's
+ * `ata-race` fault aims it at the moment the interrupt arrives).
+ * CONTEXT: any but the line's own handler; takes the line's lock.
+ * RETURNS IRQ_HANDLED or IRQ_NONE (what the handlers said); -EINVAL (no
+ * such line), -ENOENT (no action), -EBUSY, -EAGAIN, -EINPROGRESS.
+ */
+int irq_poll(unsigned int irq);
+
+/*
  * disable_irq_nosync - mask line @irq at its controller (the first of
  * nested disables) and stop running its handlers; does not wait. Nests:
  * each disable needs one enable_irq. Edges that arrive while disabled are

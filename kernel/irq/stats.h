@@ -104,6 +104,8 @@ struct irq_line_health {
 	uint64_t poll_found;          /* of those, runs some handler claimed: polls that found work */
 	uint64_t poll_beat;           /* of those, found while the line's interrupt was pending at the chip (irq_pending) */
 	uint64_t poll_deferred;       /* polls that ran no handler: the line's interrupt was pending, it did the work */
+	uint64_t poll_busy;           /* polls that found the handlers running for an interrupt (on SMP: on another CPU) */
+	uint64_t poll_raced;          /* interrupts that arrived while a poll ran the handlers (replayed after it) */
 	uint64_t fixup_claims;        /* other lines' unclaimed interrupts this line's handlers claimed (since boot) */
 	uint64_t fixup_last_ns;       /* the latest of them (0: none); misrouted while recent */
 	unsigned int nr_actions;

@@ -66,6 +66,7 @@ enum irq_trace_chip_op { IRQ_TCHIP_MASK, IRQ_TCHIP_UNMASK, IRQ_TCHIP_ACK, IRQ_TC
 #define IRQ_TRACE_WHY_FIXUP   0x10u  /* irqfixup: another line's interrupt went unclaimed */
 #define IRQ_TRACE_WHY_HEALTH  0x20u  /* health reporting (a misroute episode's end) */
 #define IRQ_TRACE_WHY_HAND    0x40u  /* armed by hand with the defences off */
+#define IRQ_TRACE_WHY_CALLER  0x80u  /* irq_poll(): a driver or fault asked for it */
 
 /* What a poll found (IRQ_TEV_POLL_END sub): irq_poll_line's answer. */
 enum irq_trace_poll_result {

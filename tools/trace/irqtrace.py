@@ -60,7 +60,7 @@ VALUES = {
     "what": {"verified", "distrusted", "flood_off", "reenable", "flood_over", "watch_bad", "watch_end",
              "health_begin", "health_end"},
 }
-WHY = {"expect", "watch", "flood", "irqpoll", "fixup", "health", "hand", "none"}
+WHY = {"expect", "watch", "flood", "irqpoll", "fixup", "health", "hand", "caller", "none"}
 HEADER_RX = re.compile(r"^@irqkit-trace v(\d+)((?: \w+=\S+)*)$")
 END_RX = re.compile(r"^@irqkit-trace-end v(\d+)((?: \w+=\S+)*)$")
 EVENT_RX = re.compile(r"^@T (\d+) (\d+) (\d+) ([a-z_]+) (\d+|-)((?: [a-z_]+=\S+)*)$")
