@@ -301,7 +301,7 @@ int irq_poll(unsigned int irq)
 
 	if (!desc)
 		return -IRQ_EINVAL;
-	return irq_poll_line_traced(desc, IRQ_TRACE_WHY_CALLER);
+	return irq_poll_line_traced(desc, IRQ_TRACE_WHY_CALLER, 0);
 }
 
 void irq_poll_schedule(struct irq_desc *desc, uint64_t at_ns)
