@@ -121,11 +121,22 @@ static uint64_t __irq_poll_want(struct irq_desc *desc, uint64_t now)
 
 	if (!irq_defences_active() || !desc->action)
 		return 0;
-	want = irq_poll_earliest(__irq_flood_deadline(desc, now), __irq_poll_all_deadline(desc, now));
-	want = irq_poll_earliest(want, __irq_health_deadline(desc));
+	/*
+	 * Each defence is asked only when its state can want a poll (the
+	 * first test each deadline function makes itself, so the answer is
+	 * the same): this runs after every poll of a line whose interrupts are
+	 * lost, and most lines have one defence at work, not five.
+	 */
+	want = def->flood_off || def->flood_testing ? __irq_flood_deadline(desc, now) : 0;
+	if (irq_poll_all_enabled())
+		want = irq_poll_earliest(want, __irq_poll_all_deadline(desc, now));
+	if (def->misroute.active)
+		want = irq_poll_earliest(want, __irq_health_deadline(desc));
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
-		want = irq_poll_earliest(want, __irq_expect_deadline(desc, a, now));
-		want = irq_poll_earliest(want, __irq_watch_deadline(desc, a, now));
+		if (a->expects)
+			want = irq_poll_earliest(want, __irq_expect_deadline(desc, a, now));
+		if (a->watch.flags & IRQ_WAT_WATCHING)
+			want = irq_poll_earliest(want, __irq_watch_deadline(desc, a, now));
 	}
 	if (want && def->polls && want < def->last_poll_ns + IRQ_POLL_MIN_GAP_NS)
 		want = def->last_poll_ns + IRQ_POLL_MIN_GAP_NS;
