@@ -175,14 +175,19 @@ test-race: all
 test-bochs: all
 	cd tests/bochs && $(PYTHON) -m pytest -q -rfE $(PYTEST_ARGS)
 
-# The randomised fault soak (tests/soak/soak.py; not part of make test): make soak MINUTES=N SEED=S
-# (SOAK_ARGS=--nvme adds an NVMe disk and its MSI faults)
+# The randomised fault soak (tests/soak/soak.py): make soak MINUTES=N SEED=S
+# (SOAK_ARGS="--nvme --ahci --smp 2" adds an NVMe and an AHCI disk with their faults, and two CPUs
+# with affinity moves). make test runs its short form, test-soak: 2 minutes, a fixed seed, everything.
 MINUTES ?= 10
 SEED ?= 20
 SOAK_ARGS ?=
 .PHONY: soak
 soak: all
 	$(PYTHON) tests/soak/soak.py --minutes $(MINUTES) --seed $(SEED) $(SOAK_ARGS)
+
+.PHONY: test-soak
+test-soak: all
+	$(PYTHON) tests/soak/soak.py --minutes 2 --seed 20 --nvme --ahci --smp 2 --out $(BUILD)/soak-short
 
 test: deps
 	@$(MAKE) --no-print-directory all
@@ -193,6 +198,7 @@ test: deps
 	@$(MAKE) --no-print-directory cross
 	@$(MAKE) --no-print-directory qemu-test
 	@$(MAKE) --no-print-directory test-bochs
+	@$(MAKE) --no-print-directory test-soak
 
 # bench-start first and bench-table last (tests/bench/table.mk): make takes them in this order
 bench: deps bench-start $(BENCH_TARGETS) bench-table

@@ -93,6 +93,10 @@ class BochsGuest(Guest):
             f"vgaromimage: file={VGABIOS}",
             "pci: enabled=1, chipset=i440fx" + ("" if acpi else ", advopts=noacpi"),
             'display_library: rfb, options="timeout=0"',
+            # no host sound: Debian's build otherwise opens ALSA for the PC speaker, and on a
+            # host without a sound card it then dies ("*** buffer overflow detected ***")
+            # before COM1 is up (seen on a fresh machine here, 5 Dec 2026)
+            "sound: driver=dummy",
             f"ata1-master: type=cdrom, path={iso}, status=inserted",
             "boot: cdrom",
             f"com1: enabled=1, mode=socket-server, dev=localhost:{self.port}",

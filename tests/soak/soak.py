@@ -23,8 +23,15 @@ booted again (the faults are all off after a boot) and the soak goes on.
 The report: commands done, blocks verified on the host, faults applied, wrong blocks, commands
 completed twice (a result line the kernel printed more than once for one command), hangs.
 
---nvme adds an NVMe disk (nvme0n1, MSI-X) with its faults nvme-noirq, msi-mask, msi-misvector.
-Not yet in the soak: several CPUs (affinity moves) and AHCI (q35 only; this soak runs pc).
+--nvme adds an NVMe disk (nvme0n1, MSI-X, 00:04.0) with its faults nvme-noirq, msi-mask,
+msi-misvector. --ahci adds an ICH9 AHCI controller (QEMU's `ahci` device at 00:05.0, the one q35
+has built in, here on pc) with a disk (sda, MSI) and its fault ahci-noirq; the MSI faults then
+pick one of the message-interrupt devices each time. --smp N boots N CPUs under multi-threaded
+TCG (the vCPUs really run in parallel) and adds affinity moves to the schedule: one of the disk
+lines (ata0's IRQ 14, and the AHCI and NVMe message lines) is moved round every CPU every 1-20 ms
+(`affinity IRQ 0,1,... every MS`) until the next switch puts it back on CPU 0; --move-usb adds
+the UHCI's line (shared with the e1000) to the lines moved. A move the kernel refuses (a chip
+with no affinity operation) is counted as refused, not as an error.
 """
 import argparse
 import json
@@ -71,6 +78,15 @@ NVME_FAULTS = {
     "msi-misvector": (None, "msix"),
 }
 NVME_BYTES = 8 << 20
+NVME_BDF = "00:04.0"
+# With --ahci: the AHCI disk's fault; msi-mask/msi-misvector then choose among the MSI devices
+AHCI_FAULTS = {
+    "ahci-noirq": ("100", None),
+}
+AHCI_BYTES = 8 << 20
+AHCI_BDF = "00:05.0"
+# Drivers whose lines --smp moves (their action names in `irqs`); uhci0 only with --move-usb
+MOVE_ACTIONS = ("ata0", "ahci0", "nvme0q")
 # Time-outs of one command (s): generous, since every fault at once makes the disks poll.
 CMD_TIMEOUT = 240
 ANSWER_TIMEOUT = 30
@@ -138,6 +154,18 @@ class Soak:
             diskimg.make_random_image(self.nvme, NVME_BYTES, seed=args.seed + 2)
             self.models["nvme0n1"] = Model(self.nvme, NVME_BYTES)
             self.faults.update(NVME_FAULTS)
+        if args.ahci:
+            self.ahci = os.path.join(tmp, "ahci.img")
+            diskimg.make_random_image(self.ahci, AHCI_BYTES, seed=args.seed + 3)
+            self.models["sda"] = Model(self.ahci, AHCI_BYTES)
+            self.faults.update(AHCI_FAULTS)
+            self.faults.update({k: v for k, v in NVME_FAULTS.items() if k.startswith("msi-")})
+        # the devices whose message interrupts the MSI faults may hit
+        self.msi_devs = ([NVME_BDF] if args.nvme else []) + ([AHCI_BDF] if args.ahci else [])
+        if args.smp > 1:
+            self.faults["move"] = (None, None)
+        self.move_lines = []
+        self.moving = None
         self.faults_on = set()
         self.stick_in = True
         self.stick_gen = 0
@@ -145,7 +173,8 @@ class Soak:
         self.stats = {k: 0 for k in (
             "commands", "writes", "reads", "keystroke_commands", "keystroke_lost", "failed_commands",
             "blocks_written_verified_on_host", "blocks_read_verified", "wrong_blocks", "wrong_reads",
-            "completed_twice", "hangs", "boots", "unplugs", "replugs", "fault_on", "fault_off")}
+            "completed_twice", "hangs", "boots", "unplugs", "replugs", "fault_on", "fault_off",
+            "moves", "moves_refused")}
         self.per_fault = {name: 0 for name in self.faults}
         self.errors = {}
         self.events = []
@@ -166,13 +195,38 @@ class Soak:
         if self.args.nvme:
             extra += ["-drive", f"file={self.nvme},if=none,id=nv,format=raw",
                       "-device", "nvme,serial=irqkit,drive=nv,addr=04.0"]
-        self.g = Guest(append="", extra=extra, boot_timeout=120)
+        if self.args.ahci:
+            extra += ["-device", "ahci,id=ahci,addr=05.0",
+                      "-drive", f"file={self.ahci},if=none,id=ad,format=raw",
+                      "-device", "ide-hd,drive=ad,bus=ahci.0"]
+        accel = None
+        if self.args.smp > 1:
+            extra += ["-smp", str(self.args.smp)]
+            accel = "tcg,thread=multi"
+        self.g = Guest(append="", extra=extra, boot_timeout=120, accel=accel)
         self.g.wait_shell(120)
         self.g.wait_for(r"usb-kbd0: boot keyboard on .*\n", 60)
         self.g.wait_for(r"usba: USB mass storage .*per command\n", 60)
         self.faults_on.clear()
+        self.moving = None
         self.stick_in = True
         self.stick_node = node
+        if self.args.smp > 1:
+            self.find_move_lines()
+
+    def find_move_lines(self):
+        """The lines --smp moves: those whose actions are the disks' (and the UHCI's with
+        --move-usb), read from `irqs` after each boot (MSI line numbers are allocated)."""
+        out = self.g.command("irqs")
+        online = re.search(r"smp: (\d+) CPUs? online", self.g.log)
+        if not online or int(online.group(1)) != self.args.smp:
+            raise SystemExit(f"soak: asked for {self.args.smp} CPUs, the kernel says "
+                             f"{online.group(0) if online else 'nothing'}")
+        names = MOVE_ACTIONS + (("uhci0",) if self.args.move_usb else ())
+        self.move_lines = sorted({int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\s.*$", out, re.M)
+                                  if any(f" {n}" in m.group(0) for n in names)})
+        if not self.move_lines:
+            raise SystemExit("soak: --smp but no disk line found in `irqs`")
 
     def run(self, cmd, done, timeout=CMD_TIMEOUT):
         """Type @cmd; wait for @done and the prompt after it. RETURNS the output, or None on a
@@ -223,6 +277,8 @@ class Soak:
     def toggle_fault(self):
         name = self.rng.choice(sorted(self.faults))
         arg, group = self.faults[name]
+        if name == "move" and name in self.faults_on:
+            return self.stop_move()
         if name in self.faults_on:
             out = self.run(f"inject off {name}", rf"fault: {name} switched off.*\n|fault: .*{name}.*\n")
             if out is not None and f"{name} switched off" in out:
@@ -231,12 +287,40 @@ class Soak:
             return
         if group and any(self.faults[f][1] == group for f in self.faults_on):
             return
+        if name == "move":
+            return self.start_move()
+        if name.startswith("msi-"):
+            arg = self.rng.choice(self.msi_devs)
         spec = f"{name}:{arg}" if arg else name
         out = self.run(f"inject {spec}", rf"fault: (INJECTED {name}|.*{name}.*)\n")
         if out is not None and f"INJECTED {name}" in out:
             self.faults_on.add(name)
             self.stats["fault_on"] += 1
             self.per_fault[name] += 1
+
+    def start_move(self):
+        irq = self.rng.choice(self.move_lines)
+        ms = self.rng.randint(1, 20)
+        cpus = ",".join(str(c) for c in range(self.args.smp))
+        out = self.run(f"affinity {irq} {cpus} every {ms}", r"^affinity: .*\n")
+        if out is not None and "moves round" in out:
+            self.faults_on.add("move")
+            self.moving = irq
+            self.stats["fault_on"] += 1
+            self.per_fault["move"] += 1
+
+    def stop_move(self):
+        irq = self.moving
+        out = self.run(f"affinity {irq} 0", rf"^irq {irq}: CPUs .*\n|^affinity: irq {irq}: .*\n")
+        if out is None:
+            return
+        m = re.search(r"stopped moving after (\d+) moves \((\d+) refused\)", out)
+        if m:
+            self.stats["moves"] += int(m.group(1))
+            self.stats["moves_refused"] += int(m.group(2))
+        self.faults_on.discard("move")
+        self.moving = None
+        self.stats["fault_off"] += 1
 
     def toggle_stick(self):
         g = self.g
@@ -363,6 +447,9 @@ class Soak:
                       f"{','.join(sorted(self.faults_on)) or '-'}", flush=True)
         # put everything back, check the images whole
         for name in sorted(self.faults_on):
+            if name == "move":
+                self.stop_move()
+                continue
             self.run(f"inject off {name}", rf"fault: {name} switched off.*\n|fault: .*{name}.*\n")
         self.g.send("halt\r")
         time.sleep(1)
@@ -386,6 +473,9 @@ def main():
     ap.add_argument("--seed", type=int, default=20)
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "soak"))
     ap.add_argument("--nvme", action="store_true", help="add an NVMe disk (MSI-X) and its faults")
+    ap.add_argument("--ahci", action="store_true", help="add an AHCI disk (MSI) and its fault")
+    ap.add_argument("--smp", type=int, default=1, help="boot N CPUs and move the disks' lines between them")
+    ap.add_argument("--move-usb", action="store_true", help="with --smp: move the UHCI's line too")
     ap.add_argument("--kernel", default=irqkit_qemu.KERNEL, help="the kernel ELF to boot")
     args = ap.parse_args()
     irqkit_qemu.KERNEL = os.path.abspath(args.kernel)
@@ -394,7 +484,9 @@ def main():
         s = Soak(args, tmp)
         print(f"soak: {args.minutes} minutes, seed {args.seed}; QEMU pc with hda ({DISK_BYTES >> 20} MiB), "
               f"usb-kbd, usb-storage ({STICK_BYTES >> 20} MiB), e1000"
-              + (f", nvme0n1 ({NVME_BYTES >> 20} MiB, MSI-X)" if args.nvme else ""), flush=True)
+              + (f", nvme0n1 ({NVME_BYTES >> 20} MiB, MSI-X)" if args.nvme else "")
+              + (f", sda ({AHCI_BYTES >> 20} MiB, AHCI, MSI)" if args.ahci else "")
+              + (f", {args.smp} CPUs (affinity moves)" if args.smp > 1 else ""), flush=True)
         final = s.go()
     st = s.stats
     report = {"minutes": args.minutes, "seed": args.seed, "stats": st, "faults_applied": s.per_fault,
@@ -415,7 +507,8 @@ def main():
           f"{st['blocks_checked_at_the_end']} compared at the end")
     print(f"  faults applied:             {st['fault_on']} on, {st['fault_off']} off: "
           + ", ".join(f"{k} {v}" for k, v in sorted(s.per_fault.items()))
-          + f"; USB stick pulled {st['unplugs']}, put back {st['replugs']}")
+          + f"; USB stick pulled {st['unplugs']}, put back {st['replugs']}"
+          + (f"; lines moved {st['moves']} times ({st['moves_refused']} refused)" if args.smp > 1 else ""))
     print(f"  wrong blocks:               {st['wrong_blocks']} after writes, {st['wrong_reads']} wrong CRC reads, "
           f"{st['wrong_blocks_at_the_end']} at the end")
     print(f"  commands completed twice:   {st['completed_twice']}")
