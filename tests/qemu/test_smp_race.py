@@ -45,9 +45,10 @@ from irqkit_qemu import EXIT_HALT
 
 MT_ACCEL = "tcg,thread=multi"
 FULL = os.environ.get("IRQKIT_RACE") == "full"
-DISK_BYTES = (8 << 20) if FULL else (2 << 20)
+DISK_BYTES = 2 << 20
 SECTOR = diskimg.SECTOR
-RACES_MIN = 5000 if FULL else 1000
+RACES_MIN = 10000 if FULL else 2000   # poll_busy + poll_raced wanted ...
+READS_MAX = 16 if FULL else 4         # ... within at most this many reads of the whole disk
 CRC_RX = re.compile(r"crc32 hda (\d+)\+(\d+) = ([0-9a-f]{8}) ")
 FAULT_RX = re.compile(r"ata-race: off, spread \d+ %: (\d+) polls aimed: (\d+) found the completion, (\d+) found "
                       r"nothing, (\d+) found the handler running, (\d+) left it to a pending interrupt, (\d+) refused")
@@ -65,6 +66,11 @@ def ata_stats(g):
     return {k: int(v) for k, v in (x.split("=") for x in m.group(1).split())}
 
 
+def race_counts(irqs):
+    race = RACE_RX.search(irqs)
+    return int(race.group(1)) + int(race.group(2)) if race else 0
+
+
 def run_race(guest_factory, tmp_path, cpu, policy="irqkit", writes=True):
     path = str(tmp_path / "disk.img")
     original = diskimg.make_random_image(path, DISK_BYTES, seed=16)
@@ -75,8 +81,13 @@ def run_race(guest_factory, tmp_path, cpu, policy="irqkit", writes=True):
     assert "READ/WRITE SECTORS" in g.command("ata set hda multiple 0")
     assert "INJECTED ata-race" in g.command("inject ata-race")
     sectors = DISK_BYTES // SECTOR
-    m = CRC_RX.search(g.command(f"ata crc 0 {sectors}", 300))
-    assert m and int(m.group(3), 16) == diskimg.crc_of(path), m and m.group(0)
+    # Read the disk until the race was hit RACES_MIN times (the rate depends on how the host
+    # schedules the two vCPU threads: about 1,000-3,000 a read here), at most READS_MAX times.
+    for reads in range(1, READS_MAX + 1):
+        m = CRC_RX.search(g.command(f"ata crc 0 {sectors}", 300))
+        assert m and int(m.group(3), 16) == diskimg.crc_of(path), m and m.group(0)
+        if race_counts(g.command("irqs")) >= RACES_MIN or cpu == 0:
+            break
     seed, lba, count = 0x16AC, sectors // 2, sectors // 8
     if writes:
         out = g.command(f"ata write-pattern {seed} {lba} {count}", 300)
@@ -132,14 +143,14 @@ def run_race(guest_factory, tmp_path, cpu, policy="irqkit", writes=True):
     # (Announcements are rate-limited, so the last one is what is checked.)
     episodes = re.findall(r'irq 14: "ata0": (expected interrupt lost|interrupts verified again)', g.log)
     assert not episodes or episodes[-1] == "interrupts verified again", episodes[-3:]
+    print(f"race: {reads} reads, {aimed} polls aimed; {poll_busy} found the handlers running on another CPU, "
+          f"{poll_raced} interrupts replayed after a poll")
     return aimed, poll_busy, poll_raced
 
 
 def test_polls_aimed_at_interrupts_on_another_cpu_race_thousands_of_times_and_lose_nothing(
         guest_factory, tmp_path):
     aimed, poll_busy, poll_raced = run_race(guest_factory, tmp_path, cpu=1)
-    print(f"race: {aimed} polls aimed; {poll_busy} found the handlers running on CPU 1, "
-          f"{poll_raced} interrupts replayed after a poll")
     assert poll_busy + poll_raced >= RACES_MIN, (aimed, poll_busy, poll_raced)
     assert poll_busy > 0 and poll_raced > 0, (poll_busy, poll_raced)
 
@@ -153,4 +164,4 @@ if FULL:  # the long variant only (make test-race)
 
 def test_control_with_the_line_on_the_timers_cpu_the_race_cannot_happen(guest_factory, tmp_path):
     aimed, poll_busy, poll_raced = run_race(guest_factory, tmp_path, cpu=0, writes=False)
-    assert aimed > 1000 and poll_busy == 0 and poll_raced == 0, (aimed, poll_busy, poll_raced)
+    assert aimed >= 100 and poll_busy == 0 and poll_raced == 0, (aimed, poll_busy, poll_raced)
