@@ -81,7 +81,8 @@ void irq_port_timer_arm(struct irq_port_timer *timer, uint64_t expires_ns)
 
 bool irq_port_timer_cancel(struct irq_port_timer *timer)
 {
-	return hrtimer_cancel(&timer->hr);
+	/* Not hrtimer_cancel: the core cancels with a line's lock held, which the callback takes. */
+	return hrtimer_try_to_cancel(&timer->hr);
 }
 
 bool irq_port_timer_pending(const struct irq_port_timer *timer)

@@ -170,6 +170,11 @@ void time_port_callback_end(unsigned long depth)
 	}
 }
 
+unsigned int time_port_cpu_id(void)
+{
+	return smp_processor_id();
+}
+
 /* Wait for the next interrupt and return with interrupts off again, as time_port.h requires. */
 void time_port_idle(void)
 {

@@ -43,6 +43,9 @@ enum time_tunables {
 	TICK_CATCHUP_FIXUPS = 2,       /* see tick_catch_up() */
 	TIME_DELAY_STALL_READS = 10000000, /* udelay on jiffies gives up after */
 	MSLEEP_GRACE_TICKS = 100,      /* msleep gives up on a timer this overdue */
+	/* hrtimer_cancel gives up waiting for a callback running on another CPU
+	 * after this many looks at it (each one lock pair, ~0.1-1 us: seconds) */
+	HRTIMER_CANCEL_WAIT_LOOKS = 1 << 24,
 	TIME_PREFER_NAME_MAX = 24,     /* longest preferred device name (with NUL), see *_prefer() */
 };
 
@@ -79,6 +82,12 @@ struct time_core {
 	bool tick_stopped;        /* tickless idle moved the tick timer */
 	bool tick_ran;            /* the tick timer ran in this event */
 	uint64_t event_now_ns;    /* ktime of the event being handled */
+	/* The hrtimer whose callback runs now with the lock given up
+	 * (tick_call_hrtimer), and the CPU running it (time_port_cpu_id);
+	 * NULL when none. hrtimer_cancel on another CPU waits while it is
+	 * its timer. Under the lock. */
+	struct hrtimer *cb_running;
+	unsigned int cb_cpu;
 	struct time_stats stats;
 };
 

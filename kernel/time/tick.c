@@ -138,9 +138,13 @@ static void tick_call_hrtimer(struct hrtimer *t)
 		t->fn(t);
 		return;
 	}
+	/* Said under the lock, before it is given up: hrtimer_cancel() waits for it. */
+	time_core.cb_running = t;
+	time_core.cb_cpu = time_port_cpu_id();
 	token = time_port_callback_begin();
 	t->fn(t);
 	time_port_callback_end(token);
+	time_core.cb_running = NULL;
 }
 
 static void tick_run_hrtimers(uint64_t now)

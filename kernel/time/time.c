@@ -156,11 +156,52 @@ int hrtimer_start(struct hrtimer *t, uint64_t expires_ns)
 	return 0;
 }
 
-bool hrtimer_cancel(struct hrtimer *t)
+bool hrtimer_try_to_cancel(struct hrtimer *t)
 {
 	unsigned long flags = time_port_irq_save();
 	bool was = hrtimer_queue_remove(t);
 
+	time_port_irq_restore(flags);
+	return was;
+}
+
+/*
+ * The callback of @t runs on another CPU with the lock given up
+ * (tick_call_hrtimer). Not on this CPU: a callback that cancels its own
+ * timer, or anything it calls, must not wait for itself. Lock held.
+ */
+static bool hrtimer_running_elsewhere(const struct hrtimer *t)
+{
+	return time_core.cb_running == t && time_core.cb_cpu != time_port_cpu_id();
+}
+
+bool hrtimer_cancel(struct hrtimer *t)
+{
+	unsigned long flags = time_port_irq_save();
+	bool was = false;
+	uint32_t looks;
+
+	/*
+	 * Take it off the queue, and while its callback runs on another CPU
+	 * give the lock up and look again: the callback may re-arm its timer,
+	 * which the next pass takes off again, and once it has returned
+	 * nothing of the timer runs any more. cb_running is written and read
+	 * under the lock only (tick_call_hrtimer sets it before giving the
+	 * lock up and clears it after taking it back), so the lock's own
+	 * ordering is all the wait needs.
+	 */
+	for (looks = 0;; looks++) {
+		was = hrtimer_queue_remove(t) || was;
+		if (!hrtimer_running_elsewhere(t))
+			break;
+		if (looks == HRTIMER_CANCEL_WAIT_LOOKS) {
+			time_port_log(TIME_LOG_ERR, "time: hrtimer_cancel(%p): its callback has run on CPU %u for %u looks; "
+				      "not waiting any longer", (void *)t, time_core.cb_cpu, (unsigned)looks);
+			break;
+		}
+		time_port_irq_restore(flags);
+		flags = time_port_irq_save();
+	}
 	time_port_irq_restore(flags);
 	return was;
 }

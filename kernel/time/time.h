@@ -94,7 +94,9 @@ int timer_add(struct timer *t, uint64_t expires_ns, uint64_t slack_ns);
 int timer_mod(struct timer *t, uint64_t expires_ns, uint64_t slack_ns);
 
 /* timer_cancel - stop @t. O(1). RETURNS true if it was pending (it will
- * not run), false if not (it already ran, is running, or was never armed). */
+ * not run), false if not (it already ran, is running, or was never armed).
+ * A callback running on another CPU has finished when it returns: the
+ * wheel's callbacks run with kernel/time's lock held, which this takes. */
 bool timer_cancel(struct timer *t);
 
 /* timer_pending - RETURNS true while @t is armed and has not run. */
@@ -112,9 +114,25 @@ bool timer_pending(const struct timer *t);
  */
 int hrtimer_start(struct hrtimer *t, uint64_t expires_ns);
 
-/* hrtimer_cancel - stop @t. RETURNS true if it was pending (it will not
- * run), false if it was not. */
+/*
+ * hrtimer_cancel - stop @t, and if its callback is running on another CPU
+ * wait until it has returned (a callback that re-arms its timer meanwhile
+ * is cancelled again): after the call nothing of @t runs anywhere. Called
+ * from @t's own callback (or what that calls) it does not wait for itself.
+ * Must not be called holding a lock that @t's callback takes (the callback
+ * would wait for the lock, the caller for the callback): use
+ * hrtimer_try_to_cancel there. The wait is bounded
+ * (HRTIMER_CANCEL_WAIT_LOOKS; then it logs and returns).
+ * RETURNS true if it was pending (it will not run), false if it was not.
+ */
 bool hrtimer_cancel(struct hrtimer *t);
+
+/*
+ * hrtimer_try_to_cancel - stop @t if pending; does not wait for a callback
+ * running on another CPU. Any context, any lock held.
+ * RETURNS true if it was pending.
+ */
+bool hrtimer_try_to_cancel(struct hrtimer *t);
 
 /* ---- Delays -------------------------------------------------------------- */
 

@@ -4,7 +4,7 @@
  * kernel/time (clock sources, clock events, the tick, hrtimers and the timer
  * wheel's kernel wrapper) is portable C: besides the compiler's freestanding
  * headers it includes only its own headers and this one. A host supplies
- * the four functions below; nothing else crosses the boundary. This kernel
+ * the functions below; nothing else crosses the boundary. This kernel
  * implements them in arch/x86; the host unit tests implement them in
  * tests/unit/test_time_port.c. The timer wheel (timer_wheel.c) needs not
  * even this header. The design is described in docs/time.md.
@@ -50,6 +50,15 @@ void time_port_irq_restore(unsigned long flags);
  */
 unsigned long time_port_callback_begin(void);
 void time_port_callback_end(unsigned long token);
+
+/*
+ * time_port_cpu_id - the number of the CPU running the caller (any numbering
+ * that is stable while interrupts are disabled; a host with one CPU returns
+ * 0). hrtimer_cancel() compares it with the CPU running a callback so that
+ * a callback cancelling its own timer does not wait for itself.
+ * CONTEXT: any. Cheap.
+ */
+unsigned int time_port_cpu_id(void);
 
 /* ---- Idle ----------------------------------------------------------------
  * time_port_idle - wait for an interrupt (x86: "sti; hlt; cli").

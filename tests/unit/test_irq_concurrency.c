@@ -444,6 +444,177 @@ static void a_lines_handler_never_runs_twice_at_once_under_interrupts_and_polls(
 	assert_true(st.handled >= 1 && st.handled <= st.delivered);
 }
 
+/* ---- An interrupt on CPU 1 while a poll runs on CPU 0 ------------------------ */
+
+/* A raise on "CPU 1" that records when it returned. */
+static int cpu1_raise_returned;
+
+static void *raise_on_cpu1(void *arg)
+{
+	irq_host_set_cpu(1);
+	fake_raise((unsigned int)(uintptr_t)arg);
+	set_flag(&cpu1_raise_returned, 1);
+	return NULL;
+}
+
+static void *poll_on_cpu0(void *arg)
+{
+	irq_host_set_cpu(0);
+	return poll_thread(arg);
+}
+
+/* Hook: the poll's run blocks; the replay after it does not. */
+static void block_in_poll_only(struct fake_dev *dev, unsigned int irq)
+{
+	if (irq_to_desc(irq)->run_is_poll)
+		block_in_handler(dev, irq);
+}
+
+/*
+ * A poll blocks in the handler on CPU 0; the line's interrupt comes on
+ * CPU 1. It must return without running the handler (never two runs at
+ * once), leave the line marked, and the poll's owner must replay it.
+ * RETURNS after the poll thread ended; @masked_meanwhile: whether the
+ * line was masked at the chip while the poll still ran.
+ */
+static void irq_during_poll_on_other_cpu(bool *masked_meanwhile)
+{
+	pthread_t cpu0, cpu1;
+
+	cpu1_raise_returned = 0;
+	assert_int_equal(pthread_create(&cpu0, NULL, poll_on_cpu0, (void *)(uintptr_t)LINE), 0);
+	assert_true(wait_flag(&gate.entered));
+	assert_int_equal(pthread_create(&cpu1, NULL, raise_on_cpu1, (void *)(uintptr_t)LINE), 0);
+	/* CPU 1's interrupt ends while CPU 0's poll is still inside the handler. */
+	if (!wait_flag(&cpu1_raise_returned)) {
+		set_flag(&gate.release, 1);  /* let both go before failing */
+		pthread_join(cpu1, NULL);
+		pthread_join(cpu0, NULL);
+		fail_msg("the interrupt on CPU 1 did not return while CPU 0 polled: it ran the handler concurrently");
+	}
+	*masked_meanwhile = fake_chip_masked(LINE);
+	assert_true(irq_to_desc(LINE)->status & IRQS_INPROGRESS);
+	set_flag(&gate.release, 1);
+	assert_int_equal(pthread_join(cpu1, NULL), 0);
+	assert_int_equal(pthread_join(cpu0, NULL), 0);
+}
+
+static void an_edge_on_cpu1_during_a_poll_on_cpu0_is_replayed_after_it_never_alongside(void **state)
+{
+	struct fake_dev dev = { .name = "a", .answer = IRQ_HANDLED, .hook = block_in_poll_only };
+	struct irq_line_stats st;
+	bool masked;
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "a", &dev), 0);
+	irq_during_poll_on_other_cpu(&masked);
+	assert_false(masked);           /* an edge line is only acked */
+	/* The poll, then the edge replayed by CPU 0 as an interrupt run: never dropped. */
+	assert_int_equal(dev.calls, 2);
+	assert_int_equal(dev.polled_calls, 1);
+	assert_int_equal(irq_get_line_stats(LINE, &st), 0);
+	assert_int_equal(st.delivered, 1);
+	assert_int_equal(st.polled, 1);
+	assert_int_equal(st.handled, 1);
+	assert_int_equal(st.status & (IRQS_INPROGRESS | IRQS_PENDING | IRQS_POLLING | IRQS_REPLAY), 0);
+}
+
+static void a_level_interrupt_on_cpu1_during_a_poll_on_cpu0_stays_masked_until_the_poll_ends(void **state)
+{
+	struct fake_dev dev = { .name = "a", .answer = IRQ_HANDLED, .hook = block_in_poll_only };
+	struct irq_line_stats st;
+	bool masked;
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_level_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "a", &dev), 0);
+	irq_during_poll_on_other_cpu(&masked);
+	assert_true(masked);            /* held off while the poll ran, */
+	assert_false(fake_chip_masked(LINE));  /* reopened by the poll's owner: a level line re-asserts by itself */
+	assert_int_equal(dev.calls, 1);
+	assert_int_equal(irq_get_line_stats(LINE, &st), 0);
+	assert_int_equal(st.delivered, 1);
+	assert_int_equal(st.status & (IRQS_INPROGRESS | IRQS_PENDING | IRQS_POLLING), 0);
+}
+
+/*
+ * The replay limit across CPUs: while CPU 0 runs the line, CPU 1 keeps
+ * sending edges; each run ends with one more pending, so CPU 0 replays up
+ * to IRQ_EDGE_REPLAY_LIMIT times and then hands the rest to the resend
+ * timer instead of looping for ever - and the timer's replay still comes.
+ */
+static int edge_storm_runs;
+
+static void raise_from_other_cpu_each_run(struct fake_dev *dev, unsigned int irq)
+{
+	pthread_t cpu1;
+
+	(void)dev;
+	if (__atomic_add_fetch(&edge_storm_runs, 1, __ATOMIC_SEQ_CST) > 3 * IRQ_EDGE_REPLAY_LIMIT)
+		return;
+	cpu1_raise_returned = 0;
+	if (pthread_create(&cpu1, NULL, raise_on_cpu1, (void *)(uintptr_t)irq) == 0)
+		pthread_join(cpu1, NULL);
+}
+
+static void edges_from_cpu1_during_every_run_on_cpu0_stop_at_the_replay_limit_and_go_on_from_the_timer(void **state)
+{
+	struct fake_dev dev = { .name = "a", .answer = IRQ_HANDLED, .hook = raise_from_other_cpu_each_run };
+	struct irq_line_stats st;
+
+	(void)state;
+	edge_storm_runs = 0;
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "a", &dev), 0);
+	fake_raise(LINE);
+	/* The first run and IRQ_EDGE_REPLAY_LIMIT replays; the rest is the resend timer's. */
+	assert_int_equal(dev.calls, 1 + IRQ_EDGE_REPLAY_LIMIT);
+	assert_int_equal(irq_get_line_stats(LINE, &st), 0);
+	assert_true(st.status & IRQS_REPLAY);
+	assert_true(st.status & IRQS_PENDING);
+	irq_host_run_timers();
+	assert_true(dev.calls > 1 + IRQ_EDGE_REPLAY_LIMIT);
+	while (irq_host_timers_pending())
+		irq_host_run_timers();
+	assert_int_equal(irq_get_line_stats(LINE, &st), 0);
+	/* Every edge ran the handler, merged or not; none is left. */
+	assert_int_equal(st.delivered, 3 * IRQ_EDGE_REPLAY_LIMIT + 1);
+	assert_int_equal(dev.calls, st.delivered);
+	assert_int_equal(st.status & (IRQS_INPROGRESS | IRQS_PENDING | IRQS_REPLAY), 0);
+}
+
+/* ---- free_irq while the poll timer's callback runs on another CPU ------------- */
+
+/* "CPU 0": the timer interrupt that runs the line's poll timer. */
+static void *poll_timer_on_cpu0(void *arg)
+{
+	(void)arg;
+	irq_host_set_cpu(0);
+	irq_host_advance_ns(POLL_AT_NS);
+	return NULL;
+}
+
+static void free_irq_on_cpu1_waits_for_the_poll_timer_callback_running_on_cpu0(void **state)
+{
+	struct fake_dev dev = { .name = "slow", .answer = IRQ_HANDLED, .hook = block_in_handler };
+	struct irq_line_stats st;
+
+	(void)state;
+	irq_host_set_cpu(1);
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "slow", &dev), 0);
+	irq_poll_schedule(irq_to_desc(LINE), POLL_AT_NS);
+	expect_call_waits_for_running_handler(poll_timer_on_cpu0, call_free_irq, &dev);
+	assert_int_equal(dev.polled_calls, 1);
+	assert_int_equal(irq_get_line_stats(LINE, &st), 0);
+	assert_int_equal(st.nr_actions, 0);
+	/* Nothing of the line is left to run: no timer armed, the action never called again. */
+	irq_host_advance_ns(100 * POLL_AT_NS);
+	assert_int_equal(dev.calls, 1);
+	irq_host_set_cpu(0);
+}
+
 /* Panic case: the hook jumps back into the test. */
 static jmp_buf panic_jump;
 static const char *panic_message;
@@ -507,6 +678,10 @@ int main(void)
 		CASE(the_poll_timer_polls_the_line_at_its_virtual_time_and_can_be_cancelled),
 		CASE(a_lines_handler_never_runs_twice_at_once_under_interrupts_and_polls),
 		CASE(a_wait_for_a_handler_that_never_finishes_panics_instead_of_hanging),
+		CASE(an_edge_on_cpu1_during_a_poll_on_cpu0_is_replayed_after_it_never_alongside),
+		CASE(a_level_interrupt_on_cpu1_during_a_poll_on_cpu0_stays_masked_until_the_poll_ends),
+		CASE(edges_from_cpu1_during_every_run_on_cpu0_stop_at_the_replay_limit_and_go_on_from_the_timer),
+		CASE(free_irq_on_cpu1_waits_for_the_poll_timer_callback_running_on_cpu0),
 	};
 
 	fake_irq_filter_from_env();

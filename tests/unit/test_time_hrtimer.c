@@ -13,6 +13,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
 #include <kernel/errno.h>
 #include <time/clockevent.h>
 #include <time/internal.h>
@@ -38,6 +42,9 @@ void fake_clockevent_init(struct fake_clockevent *f, const char *name, unsigned 
 			  uint64_t min_delta_ns, uint64_t max_delta_ns);
 void fake_clockevent_fire(struct fake_clockevent *f, uint64_t latency);
 extern void (*test_idle_hook)(void);
+void test_port_set_cpu(unsigned cpu);
+extern unsigned long test_lock_takes;
+extern unsigned test_log_count;
 
 /* Timers in the ordering tests. */
 #define NT 2000
@@ -416,6 +423,190 @@ static void a_late_hrtimer_is_counted_with_its_lateness(void **state)
 	assert_true(hrtimer_cancel(&probes[0].t) == false);
 }
 
+/* ---- Several CPUs: hrtimer_cancel waits for a callback running elsewhere ---- */
+
+/* Wall-clock bound of every wait for the other thread, seconds. */
+#define SMP_WAIT_S 20
+/* Lock takes by the waiting canceller that show it is looping, not just starting. */
+#define SMP_SPIN_TAKES 200
+
+static struct {
+	int entered;       /* the callback is inside (on "CPU 0") */
+	int release;       /* the test lets it return */
+	int rearm;         /* it re-arms its own timer before returning */
+	int self_cancel;   /* it cancels its own timer: must not wait for itself */
+	int self_result;   /* what that cancel returned, +1 */
+	int finished_seq;  /* event order: the callback returned */
+	int cancelled_seq; /* event order: hrtimer_cancel returned */
+	int seq;
+	struct hrtimer t;
+} smp;
+
+static int smp_flag(const int *f) { return __atomic_load_n(f, __ATOMIC_SEQ_CST); }
+static void smp_set(int *f, int v) { __atomic_store_n(f, v, __ATOMIC_SEQ_CST); }
+static int smp_next_seq(void) { return __atomic_add_fetch(&smp.seq, 1, __ATOMIC_SEQ_CST); }
+
+static uint64_t smp_wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+static bool smp_wait(const int *f)
+{
+	uint64_t start = smp_wall_s();
+
+	while (!smp_flag(f)) {
+		if (smp_wall_s() - start > SMP_WAIT_S)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+static void blocking_callback(struct hrtimer *t)
+{
+	smp_set(&smp.entered, 1);
+	if (smp_flag(&smp.self_cancel))
+		smp_set(&smp.self_result, hrtimer_cancel(t) + 1);
+	smp_wait(&smp.release);
+	if (smp_flag(&smp.rearm))
+		hrtimer_start(t, ktime_get_ns() + NSEC_PER_MSEC / 2);
+	smp_set(&smp.finished_seq, smp_next_seq());
+}
+
+/* "CPU 0": the clock event whose handler runs the callback. */
+static void *cpu0_fire(void *arg)
+{
+	(void)arg;
+	test_port_set_cpu(0);
+	fake_clockevent_fire(&ced, 0);
+	return NULL;
+}
+
+/* "CPU 0": clock events (ticks) until the wheel's callback has started, at most a few. */
+static void *cpu0_fire_until_entered(void *arg)
+{
+	int i;
+
+	(void)arg;
+	test_port_set_cpu(0);
+	for (i = 0; i < 10 && !smp_flag(&smp.entered) && ced.armed; i++)
+		fake_clockevent_fire(&ced, 0);
+	return NULL;
+}
+
+/* "CPU 1": cancels the timer while its callback runs on CPU 0. */
+static void *cpu1_cancel(void *arg)
+{
+	(void)arg;
+	test_port_set_cpu(1);
+	hrtimer_cancel(&smp.t);
+	smp_set(&smp.cancelled_seq, smp_next_seq());
+	return NULL;
+}
+
+static void smp_run_cancel_during_callback(bool rearm)
+{
+	pthread_t cpu0, cpu1;
+	unsigned long takes;
+	uint64_t start;
+
+	memset(&smp, 0, sizeof(smp));
+	smp.rearm = rearm;
+	hrtimer_setup(&smp.t, blocking_callback, NULL);
+	assert_int_equal(hrtimer_start(&smp.t, 200000), 0);
+	assert_int_equal(pthread_create(&cpu0, NULL, cpu0_fire, NULL), 0);
+	assert_true(smp_wait(&smp.entered));
+	takes = __atomic_load_n(&test_lock_takes, __ATOMIC_RELAXED);
+	assert_int_equal(pthread_create(&cpu1, NULL, cpu1_cancel, NULL), 0);
+	/* The canceller is seen looping on the lock, and has not returned. */
+	start = smp_wall_s();
+	while (__atomic_load_n(&test_lock_takes, __ATOMIC_RELAXED) < takes + SMP_SPIN_TAKES &&
+	       !smp_flag(&smp.cancelled_seq) && smp_wall_s() - start <= SMP_WAIT_S)
+		sched_yield();
+	assert_int_equal(smp_flag(&smp.cancelled_seq), 0);
+	smp_set(&smp.release, 1);
+	assert_int_equal(pthread_join(cpu1, NULL), 0);
+	assert_int_equal(pthread_join(cpu0, NULL), 0);
+	assert_true(smp.finished_seq < smp.cancelled_seq);
+	/* Nothing of it is left to run: a re-arm made during the wait was cancelled too. */
+	assert_false(hrtimer_pending(&smp.t));
+}
+
+static void hrtimer_cancel_waits_for_the_callback_running_on_another_cpu(void **state)
+{
+	(void)state;
+	smp_run_cancel_during_callback(false);
+}
+
+static void hrtimer_cancel_also_cancels_a_rearm_the_running_callback_makes(void **state)
+{
+	(void)state;
+	smp_run_cancel_during_callback(true);
+}
+
+static void hrtimer_cancel_from_its_own_callback_does_not_wait_for_itself(void **state)
+{
+	pthread_t cpu0;
+	unsigned logs = test_log_count;
+
+	(void)state;
+	memset(&smp, 0, sizeof(smp));
+	smp.self_cancel = 1;
+	smp.release = 1;
+	hrtimer_setup(&smp.t, blocking_callback, NULL);
+	assert_int_equal(hrtimer_start(&smp.t, 200000), 0);
+	assert_int_equal(pthread_create(&cpu0, NULL, cpu0_fire, NULL), 0);
+	assert_int_equal(pthread_join(cpu0, NULL), 0);
+	assert_int_equal(smp.self_result, 1);  /* returned false (not pending), */
+	assert_int_equal(test_log_count, logs);  /* and at once, not after giving up a wait */
+	assert_true(smp.finished_seq > 0);
+}
+
+/* The wheel's callbacks run with kernel/time's lock held: timer_cancel from another CPU waits for them. */
+static struct timer smp_wheel_timer;
+
+static void blocking_wheel_callback(struct timer *t)
+{
+	(void)t;
+	smp_set(&smp.entered, 1);
+	smp_wait(&smp.release);
+	smp_set(&smp.finished_seq, smp_next_seq());
+}
+
+static void *cpu1_timer_cancel(void *arg)
+{
+	(void)arg;
+	test_port_set_cpu(1);
+	timer_cancel(&smp_wheel_timer);
+	smp_set(&smp.cancelled_seq, smp_next_seq());
+	return NULL;
+}
+
+static void timer_cancel_waits_for_the_wheel_callback_running_on_another_cpu(void **state)
+{
+	pthread_t cpu0, cpu1;
+
+	(void)state;
+	memset(&smp, 0, sizeof(smp));
+	timer_setup(&smp_wheel_timer, blocking_wheel_callback, NULL);
+	assert_int_equal(timer_add(&smp_wheel_timer, NSEC_PER_MSEC, 0), 0);
+	assert_int_equal(pthread_create(&cpu0, NULL, cpu0_fire_until_entered, NULL), 0);
+	assert_true(smp_wait(&smp.entered));
+	assert_int_equal(pthread_create(&cpu1, NULL, cpu1_timer_cancel, NULL), 0);
+	/* The canceller cannot get in while the callback runs: give it a fair chance to be wrong. */
+	for (int i = 0; i < 1000; i++)
+		sched_yield();
+	assert_int_equal(smp_flag(&smp.cancelled_seq), 0);
+	smp_set(&smp.release, 1);
+	assert_int_equal(pthread_join(cpu1, NULL), 0);
+	assert_int_equal(pthread_join(cpu0, NULL), 0);
+	assert_true(smp.finished_seq < smp.cancelled_seq);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +623,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_failed_program_is_retried_with_a_longer_delta, core_reset, check),
 		cmocka_unit_test_setup_teardown(hrtimer_start_refuses_a_timer_without_callback, core_reset, check),
 		cmocka_unit_test_setup_teardown(a_late_hrtimer_is_counted_with_its_lateness, core_reset, check),
+		cmocka_unit_test_setup_teardown(hrtimer_cancel_waits_for_the_callback_running_on_another_cpu, core_reset, check),
+		cmocka_unit_test_setup_teardown(hrtimer_cancel_also_cancels_a_rearm_the_running_callback_makes, core_reset, check),
+		cmocka_unit_test_setup_teardown(hrtimer_cancel_from_its_own_callback_does_not_wait_for_itself, core_reset, check),
+		cmocka_unit_test_setup_teardown(timer_cancel_waits_for_the_wheel_callback_running_on_another_cpu, core_reset, check),
 	};
 
 	return cmocka_run_group_tests_name("time_hrtimer", tests, NULL, NULL);

@@ -13,6 +13,7 @@
  * Each test file declares what it uses from here in a block marked
  * "test_time_port.c".
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -27,8 +28,18 @@
 
 /* ---- Port ---------------------------------------------------------------- */
 
-bool test_irqs_disabled;     /* the modelled interrupt flag */
-unsigned test_irq_depth;     /* saves not yet restored */
+/*
+ * Several CPUs (threads): the modelled interrupt flag and depth are each
+ * thread's own, and the outermost save takes one lock shared by all (the
+ * x86 port's recursive time_lock), which time_port_callback_begin gives up
+ * whole around a callback; time_port_cpu_id is the thread's CPU number
+ * (test_port_set_cpu). A single-threaded test never waits on the lock.
+ */
+__thread bool test_irqs_disabled;     /* the modelled interrupt flag */
+__thread unsigned test_irq_depth;     /* saves not yet restored */
+static __thread unsigned test_cpu;    /* time_port_cpu_id of this thread */
+static pthread_mutex_t test_time_lock = PTHREAD_MUTEX_INITIALIZER;
+unsigned long test_lock_takes;        /* outermost saves, all threads (to see a waiter spin) */
 void (*test_idle_hook)(void); /* the "interrupt" time_port_idle waits for */
 unsigned test_idle_calls;
 unsigned test_log_count;
@@ -39,6 +50,10 @@ unsigned long time_port_irq_save(void)
 {
 	unsigned long was_disabled = test_irqs_disabled;
 
+	if (test_irq_depth == 0) {
+		pthread_mutex_lock(&test_time_lock);
+		__atomic_add_fetch(&test_lock_takes, 1, __ATOMIC_RELAXED);
+	}
 	test_irqs_disabled = true;
 	test_irq_depth++;
 	return was_disabled;
@@ -50,19 +65,39 @@ void time_port_irq_restore(unsigned long flags)
 	assert_true(test_irqs_disabled);
 	test_irq_depth--;
 	test_irqs_disabled = flags != 0;
+	if (test_irq_depth == 0)
+		pthread_mutex_unlock(&test_time_lock);
 }
 
-/* One CPU: nothing to let in; the callback still runs with interrupts disabled. */
+/* The lock is given up whole around the callback (other threads get in); interrupts stay disabled. */
 unsigned long time_port_callback_begin(void)
 {
+	unsigned long depth = test_irq_depth;
+
 	assert_true(test_irqs_disabled);
-	return 0;
+	assert_true(depth > 0);
+	test_irq_depth = 0;
+	pthread_mutex_unlock(&test_time_lock);
+	return depth;
 }
 
 void time_port_callback_end(unsigned long token)
 {
-	(void)token;
 	assert_true(test_irqs_disabled);
+	assert_int_equal(test_irq_depth, 0);
+	pthread_mutex_lock(&test_time_lock);
+	test_irq_depth = (unsigned)token;
+}
+
+unsigned int time_port_cpu_id(void)
+{
+	return test_cpu;
+}
+
+/* The CPU number this thread plays from now on (0 unless set). */
+void test_port_set_cpu(unsigned cpu)
+{
+	test_cpu = cpu;
 }
 
 void time_port_idle(void)
@@ -91,8 +126,11 @@ void time_port_log(int level, const char *fmt, ...)
 /* Reset the port between test cases. */
 void test_port_reset(void)
 {
+	if (test_irq_depth)
+		pthread_mutex_unlock(&test_time_lock);  /* a failed case left it taken */
 	test_irqs_disabled = false;
 	test_irq_depth = 0;
+	test_cpu = 0;
 	test_idle_hook = NULL;
 	test_idle_calls = 0;
 	test_log_count = 0;
