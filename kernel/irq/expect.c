@@ -334,7 +334,7 @@ void expect_irq(struct irq_expect *exp)
 		irq_expect_misuse(exp, "expect_irq while already expecting; restarted");
 	desc = exp->desc;
 	__irq_poll_want_moved(desc);
-	now = irq_port_now_ns();
+	now = __irq_run_now_fresh(desc);
 	exp->started_ns = now;
 	IRQ_TRACE(IRQ_TEV_EXPECT, desc->irq_data.irq, 0, irq_trace_id(exp));
 	/*
@@ -427,13 +427,38 @@ static void irq_expect_learn_latency(struct irq_expect *exp, const struct irq_po
  * One more good delivery (by interrupt, or late) after @latency.
  * RETURNS whether the token has just reached its verify goal.
  */
-static bool irq_expect_note_good(struct irq_expect *exp, const struct irq_policy *p, uint32_t st, uint64_t latency)
+static bool irq_expect_count_good(struct irq_expect *exp, const struct irq_policy *p, uint32_t st)
 {
-	irq_expect_learn_latency(exp, p, st, latency);
 	/* Room above the goal lets one good delivery undo one accidental polled one. */
 	if (exp->nr_good < p->expect_verify_goal + p->expect_bad_factor - 1)
 		exp->nr_good++;
 	return !(st & IRQ_EXP_VERIFIED) && exp->nr_good >= p->expect_verify_goal;
+}
+
+static bool irq_expect_note_good(struct irq_expect *exp, const struct irq_policy *p, uint32_t st, uint64_t latency)
+{
+	irq_expect_learn_latency(exp, p, st, latency);
+	return irq_expect_count_good(exp, p, st);
+}
+
+/*
+ * Whether the latency of this interrupt-delivered completion goes
+ * unlearned (@st: the token's state). A verified token's estimate rests on
+ * at least expect_verify_goal completions: it learns one in
+ * expect_verified_learn_every, so the others read no clock (the average
+ * then follows a change of the device 8 times more slowly: a slower device
+ * costs some safety polls that find it busy meanwhile, a faster one finds
+ * its lost interrupts later by the old margin). Unverified tokens learn
+ * every one.
+ */
+static bool irq_expect_skip_learning(struct irq_expect *exp, const struct irq_policy *p, uint32_t st)
+{
+	if (!(st & IRQ_EXP_VERIFIED) || p->expect_verified_learn_every <= 1)
+		return false;
+	if (++exp->learn_skip < p->expect_verified_learn_every)
+		return true;
+	exp->learn_skip = 0;
+	return false;
 }
 
 /* The token just reached the verify goal. Lock held. */
@@ -675,16 +700,24 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 	}
 	desc = exp->desc;
 	__irq_poll_want_moved(desc);
-	now = irq_port_now_ns();
-	elapsed = now - exp->started_ns;
 	by_poll = irq_expect_by_poll(exp);
 	IRQ_TRACE(IRQ_TEV_UNEXPECT, desc->irq_data.irq, timedout ? IRQ_TUNEXP_TIMEOUT : by_poll ? IRQ_TUNEXP_POLL : IRQ_TUNEXP_IRQ, irq_trace_id(exp));
 	if (!timedout && !by_poll && !(st & IRQ_EXP_CLAIM)) {
 		/* By interrupt, no verdict pending: lock-free unless the goal is reached now. */
 		exp->completions_irq++;
+		if (irq_expect_skip_learning(exp, p, st)) {
+			irq_expect_count_good(exp, p, st);  /* verified already: never reaches the goal anew */
+			return;
+		}
+		now = __irq_run_now(desc);
+		elapsed = now - exp->started_ns;
 		if (!irq_expect_note_good(exp, p, st, elapsed))
 			return;
 		verify = true;
+	} else {
+		/* The run's clock: a poll's is when it was decided (about when it found the completion). */
+		now = __irq_run_now(desc);
+		elapsed = now - exp->started_ns;
 	}
 	flags = irq_port_lock_irqsave(&desc->lock);
 	if (exp->action) {
