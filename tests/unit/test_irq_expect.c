@@ -24,8 +24,13 @@
 #define DEV_TIMEOUT_NS (5 * SIM_S)
 /* Expect/unexpect pairs measured on the verified path. */
 #define VERIFIED_PAIRS 1000
-/* Pairs before those, until the safety poll's delay is at its floor (see the case). */
-#define VERIFIED_WARMUP 64
+/*
+ * Pairs before those, until the safety poll's delay is at its floor (see the case): a verified token
+ * learns one completion in expect_verified_learn_every, and after the idle millisecond before them
+ * the timer has stopped (the 400 us recheck found the token idle), so nothing armed for a recheck
+ * carries them either.
+ */
+#define VERIFIED_WARMUP 512
 
 /* A device on LINE with an expect token, 0 % loss unless changed. */
 static struct sim_dev disk(void)
@@ -261,7 +266,13 @@ static void a_healthy_verified_line_reads_the_clock_about_once_per_interrupt(voi
 		allowed = done + done / p->expect_verified_learn_every;
 	else
 		allowed = 2 * done;
-	assert_true(reads <= allowed + done / 100);
+	/*
+	 * Issue 17: a busy verified line is looked at once per expect_verified_recheck_ns (400 us),
+	 * one clock read each: no longer rare (2,500 a second here, against 100 ms rechecks before).
+	 */
+	if (p->expect_verified_recheck_ns)
+		allowed += SIM_S / p->expect_verified_recheck_ns + 1;
+	assert_true(reads <= allowed + done / 50);
 	sim_dev_detach(&d);
 }
 
