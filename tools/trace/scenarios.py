@@ -108,7 +108,7 @@ def sc_ata_mask(g, env):
 def sc_spurious_flood(g, env):
     start = len(g.log)
     out = g.command("inject spurious-flood:14")
-    if "self-IPIs" not in out:
+    if "IPIs on vector" not in out:
         raise ScenarioFailed(f"inject spurious-flood:14: {out}")
     # Once the line is off for flooding (100 ms of guest time), the disk reads by polling.
     g.wait_for(r"irq 14: \d+ of \d+ interrupts unclaimed", WAIT_S, start)
