@@ -290,7 +290,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	unsigned int walked;
 	unsigned long flags;
 	uint64_t now, want, late;
-	int found = irq_poll_line_traced(desc, chain->why, poll_ns);
+	int found = irq_poll_line_traced(desc, chain->why);
 	bool again, deferred;
 	uint32_t gen;
 
@@ -359,7 +359,7 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	if (!irq_defences_active()) {
 		/* Armed by hand (irq_poll_schedule) with the defences off: just poll. */
 		irq_port_unlock_irqrestore(&desc->lock, flags);
-		irq_poll_line_traced(desc, IRQ_TRACE_WHY_HAND, 0);
+		irq_poll_line_traced(desc, IRQ_TRACE_WHY_HAND);
 		return;
 	}
 	if (!desc->action) {
@@ -407,7 +407,7 @@ bool irq_fixup_try_others(struct irq_desc *desc)
 		flags = irq_port_lock_irqsave(&other->lock);
 		shared = __irq_line_shared(other);
 		irq_port_unlock_irqrestore(&other->lock, flags);
-		if (!shared || irq_poll_line_traced(other, IRQ_TRACE_WHY_FIXUP, 0) != IRQ_HANDLED)
+		if (!shared || irq_poll_line_traced(other, IRQ_TRACE_WHY_FIXUP) != IRQ_HANDLED)
 			continue;
 		claimed = true;
 		flags = irq_port_lock_irqsave(&other->lock);

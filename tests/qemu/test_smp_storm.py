@@ -69,7 +69,7 @@ def test_a_flood_on_cpu1_leaves_cpu0_working_and_is_contained(guest_factory, tmp
     start = len(g.log)
     out = g.command("inject spurious-flood:14")
     assert "IPIs on vector 0x3e (line 14" in out and "(now CPU 1)" in out, out
-    g.wait_for(r"irq 14: \d+ of \d+ interrupts unclaimed", 20, start)
+    g.wait_for(r"irq 14: \d+ of \d+ interrupts unclaimed in \d+ ms", 20, start)
     trip = next(m for m in TRIP_RX.finditer(g.log, start) if m.group(1) == "14")
     assert int(trip.group(3)) <= FLOOD_MAX_INTERRUPTS, trip.group(0)
     assert re.search(r'irq 14: "ata0".*flood of unclaimed interrupts: line disabled', g.log[start:])
@@ -112,7 +112,7 @@ def test_the_flood_on_cpu1_is_off_within_10ms_of_guest_time(guest_factory, tmp_p
     start = len(g.log)
     g.command("inject spurious-flood:14")
     t_on = float(re.search(STAMP_RX + r"spurious-flood: IPIs on vector", g.log[start:], re.M).group(1))
-    t_off = float(g.wait_for(STAMP_RX + r"irq 14: \d+ of \d+ interrupts unclaimed", 20, start).group(1))
+    t_off = float(g.wait_for(STAMP_RX + r"irq 14: \d+ of \d+ interrupts unclaimed in \d+ ms", 20, start).group(1))
     assert (t_off - t_on) * 1000 <= FLOOD_MAX_MS, g.log[start:]
     trip = next(m for m in TRIP_RX.finditer(g.log, start) if m.group(1) == "14")
     assert int(trip.group(3)) <= FLOOD_MAX_INTERRUPTS, trip.group(0)
