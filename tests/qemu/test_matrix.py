@@ -27,7 +27,11 @@ AHCI cells (test_ahci_cell): q35 with the disk on its own AHCI controller instea
 x IOAPIC/noapic x MSI/pci=nomsi x none/ahci-noirq:100 (the AHCI's line on polling, cause
 lost-while-expecting).
 
-`make test` runs SUBSET and AHCI_SUBSET; `make test-matrix` (IRQKIT_MATRIX=full) runs every cell.
+NVMe cells (test_nvme_cell): the same q35 machine with an NVMe namespace at 00:05.0, x ACPI/-no-acpi x
+IOAPIC/noapic x MSI-X/pci=nomsi x none/nvme-noirq:100/msi-mask/msi-misvector (the last two MSI-X only):
+the I/O queue's line on polling for lost-while-expecting, the NVMe image checked on the host.
+
+`make test` runs SUBSET, AHCI_SUBSET and NVME_SUBSET; `make test-matrix` (IRQKIT_MATRIX=full) runs every cell.
 """
 import itertools
 import os
@@ -219,3 +223,59 @@ def test_ahci_cell(guest_factory, tmp_path, firmware, mode, irq, fault):
     assert g.wait_exit(30) == EXIT_HALT
     assert diskimg.bad_pattern_blocks(path, seed, PATTERN_LBA, PATTERN_COUNT) == []
     assert diskimg.changed_ranges(path, original, PATTERN_LBA, PATTERN_COUNT) == []
+
+
+# -- NVMe cells (issue 17) -----------------------------------------------------------------------
+# q35 with an NVMe namespace besides the AHCI disk: MSI-X (one vector per queue, default) or its
+# INTx pin (pci=nomsi: one line for both queues, shared), in IOAPIC or 8259 mode, x the faults
+# that make its completions come without an interrupt: nvme-noirq:100 (MSI-X: the I/O CQ created
+# with IEN=0; INTx: the vector masked in INTMS), msi-mask (the MSI-X entries masked at the device
+# behind the core's back), msi-misvector (their message data sent to a vector nobody owns). In
+# every faulted cell the line of the I/O queue goes on polling for lost-while-expecting, nothing
+# else; the NVMe image's CRC and a pattern the kernel writes are checked on the host.
+NVME_IRQ = ("msix", "nomsi")
+NVME_FAULTS = ("none", "nvme-noirq:100", "msi-mask", "msi-misvector")
+NVME_MSIX_ONLY = ("msi-mask", "msi-misvector")
+NVME_SUBSET = {("acpi", "ioapic", "msix", "msi-misvector"), ("noacpi", "noapic", "nomsi", "nvme-noirq:100")}
+NVME_CELLS = [c for c in itertools.product(FIRMWARE, MODES, NVME_IRQ, NVME_FAULTS)
+              if (c[3] not in NVME_MSIX_ONLY or c[2] == "msix") and (FULL or c in NVME_SUBSET)]
+NVME_BYTES = 2 << 20
+NVME_IO_LINE_RX = re.compile(r"^  nvme0q1: I/O queue 1, \d+ entries, line (\d+)", re.M)
+NVME_MODE_RX = re.compile(r"^nvme0: .*interrupts (MSI-X|MSI|INTx)", re.M)
+
+
+@pytest.mark.parametrize("firmware,mode,irq,fault", NVME_CELLS, ids=["nvme-" + "-".join(c) for c in NVME_CELLS])
+def test_nvme_cell(guest_factory, tmp_path, firmware, mode, irq, fault):
+    path, nvme = str(tmp_path / "disk.img"), str(tmp_path / "nvme.img")
+    diskimg.make_random_image(path, DISK_BYTES, seed=len(firmware + mode))
+    original = diskimg.make_random_image(nvme, NVME_BYTES, seed=len(firmware + mode + irq + fault))
+    stick = str(tmp_path / "stick.img")
+    diskimg.make_random_image(stick, STICK_BYTES, seed=len(fault))
+    append = ("debugexit" + (" noapic" if mode == "noapic" else "") + (" pci=nomsi" if irq == "nomsi" else "")
+              + ("" if fault == "none" else f" fault={fault}"))
+    extra = ahci_qemu_args(firmware, path, stick) + [
+        "-drive", f"file={nvme},if=none,id=n,format=raw", "-device", "nvme,serial=irqkit,drive=n,addr=05.0",
+        "-icount", f"shift={ICOUNT_SHIFT},sleep=on"]
+    g = guest_factory(append=append, machine="q35", extra=extra)
+    g.wait_shell(60)
+    log = "\n".join(g.lines())
+    assert ("interrupt mode: IO-APIC" in log) == (mode == "ioapic"), "wrong interrupt mode"
+    if fault != "none":
+        assert f"fault: INJECTED {fault}" in log, log
+    state = run(g, "nvme", done=r"nvme0n1: namespace .*\n")
+    m, line = NVME_MODE_RX.search(state), NVME_IO_LINE_RX.search(state)
+    assert m and m.group(1) == ("MSI-X" if irq == "msix" else "INTx") and line, state
+    expected = {int(line.group(1)): "lost-while-expecting"} if fault != "none" else {}
+    usb_works(g, stick)
+    m = CRC_RX.search(run(g, f"blk crc nvme0n1 0 {NVME_BYTES // SECTOR}", timeout=120))
+    assert m and int(m.group(4), 16) == diskimg.crc_of(nvme), m and m.group(0)
+    seed = 0x4E11 + len(NVME_CELLS)
+    for lba in range(PATTERN_LBA, PATTERN_LBA + PATTERN_COUNT, 64):     # several commands
+        out = run(g, f"blk write-pattern nvme0n1 {seed} {lba} 64", done=r"write-pattern nvme0n1 \d+\+\d+ seed .*\n", timeout=120)
+        assert re.search(rf"write-pattern nvme0n1 {lba}\+64 seed {seed:#010x}: ok", out), out
+    check_exact(g, expected)
+    assert "flush nvme0n1: ok" in run(g, "blk flush nvme0n1", done=r"flush nvme0n1: .*\n")
+    g.send("halt\r")
+    assert g.wait_exit(30) == EXIT_HALT
+    assert diskimg.bad_pattern_blocks(nvme, seed, PATTERN_LBA, PATTERN_COUNT) == []
+    assert diskimg.changed_ranges(nvme, original, PATTERN_LBA, PATTERN_COUNT) == []
