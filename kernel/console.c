@@ -5,6 +5,7 @@
 #include <kernel/console.h>
 #include <kernel/ring.h>
 #include <asm/cpu.h>
+#include <asm/spinlock.h>
 
 #define CONSOLE_INPUT_RING_SIZE 1024   /* bytes of typed-ahead input kept */
 
@@ -12,6 +13,14 @@ static struct console_sink *sinks;
 static uint8_t input_storage[CONSOLE_INPUT_RING_SIZE];
 static struct ring input_ring;
 static bool input_ready;
+/*
+ * The ring has one producer by contract (ring.h), but characters now come
+ * from handlers that may run on different CPUs at once: the UART's on its
+ * line's CPU, the USB keyboard's on the UHCI line's (affinity moves them),
+ * its key repeat from a timer on CPU 0. They take turns under input_lock;
+ * the consumer (the shell) needs none. Innermost: nothing is called under it.
+ */
+static spinlock_t input_lock = SPINLOCK_INIT;
 
 /* Emergency output: the serial driver's polled path, set by uart16550.c. */
 void (*console_emergency_sink)(const char *s, size_t len);
@@ -56,8 +65,13 @@ void console_init(void)
 
 void console_input_char(uint8_t c)
 {
-	if (input_ready)
-		ring_put(&input_ring, c);
+	unsigned long flags;
+
+	if (!input_ready)
+		return;
+	flags = spin_lock_irqsave(&input_lock);
+	ring_put(&input_ring, c);
+	spin_unlock_irqrestore(&input_lock, flags);
 }
 
 bool console_getc(uint8_t *c)

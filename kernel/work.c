@@ -1,14 +1,20 @@
 /*
  * work.c - deferred work run from the idle loop (see include/kernel/work.h).
  *
- * One singly linked FIFO, guarded by disabling interrupts: the kernel runs
- * on one CPU, and work is queued from interrupt handlers and timers.
+ * One singly linked FIFO, guarded by work_lock with interrupts off: work is
+ * queued from interrupt handlers and timers, and a handler may run on any
+ * CPU (a line moved by affinity, docs/smp.md). The work itself runs on CPU 0
+ * (the shell's idle loop), so a CPU that queues some wakes CPU 0 with the
+ * wake-up IPI. Innermost lock: nothing is called under it.
  */
 #include <stddef.h>
 #include <asm/cpu.h>
+#include <asm/smp.h>
+#include <asm/spinlock.h>
 #include <kernel/work.h>
 
 static struct work *head, *tail;
+static spinlock_t work_lock = SPINLOCK_INIT;
 
 void work_init(struct work *w, void (*fn)(struct work *w), void *arg)
 {
@@ -20,7 +26,7 @@ void work_init(struct work *w, void (*fn)(struct work *w), void *arg)
 
 bool work_queue(struct work *w)
 {
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = spin_lock_irqsave(&work_lock);
 	bool queued = false;
 
 	if (!w->queued && w->fn) {
@@ -33,13 +39,15 @@ bool work_queue(struct work *w)
 		tail = w;
 		queued = true;
 	}
-	irq_restore_flags(flags);
+	spin_unlock_irqrestore(&work_lock, flags);
+	if (queued && smp_processor_id() != 0)
+		smp_send_wakeup(0);
 	return queued;
 }
 
 bool work_cancel(struct work *w)
 {
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = spin_lock_irqsave(&work_lock);
 	struct work **pp = &head, *prev = NULL;
 	bool found = false;
 
@@ -56,7 +64,7 @@ bool work_cancel(struct work *w)
 		prev = *pp;
 		pp = &(*pp)->next;
 	}
-	irq_restore_flags(flags);
+	spin_unlock_irqrestore(&work_lock, flags);
 	return found;
 }
 
@@ -70,7 +78,7 @@ unsigned int work_run(void)
 	unsigned int ran = 0;
 
 	while (ran < WORK_RUN_MAX) {
-		unsigned long flags = irq_save_flags();
+		unsigned long flags = spin_lock_irqsave(&work_lock);
 		struct work *w = head;
 
 		if (w) {
@@ -80,7 +88,7 @@ unsigned int work_run(void)
 			w->next = NULL;
 			w->queued = false;   /* it may queue itself again */
 		}
-		irq_restore_flags(flags);
+		spin_unlock_irqrestore(&work_lock, flags);
 		if (!w)
 			break;
 		w->fn(w);

@@ -49,9 +49,14 @@ void irq_port_unlock_irqrestore(irq_port_lock_t *lock, unsigned long flags)
 	irq_restore_flags(flags);
 }
 
+/*
+ * The lock-free read (kernel/time/clocksource.h): the core reads the clock
+ * once or twice per interrupt and per expect_irq; ktime_get_ns() takes
+ * kernel/time's lock for each (about 100 guest instructions against 35).
+ */
 uint64_t irq_port_now_ns(void)
 {
-	return ktime_get_ns();
+	return ktime_get_ns_fast();
 }
 
 static void port_timer_expired(struct hrtimer *hr)

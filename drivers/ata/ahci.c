@@ -21,6 +21,8 @@
 #include <asm/cpu.h>
 #include <asm/io.h>
 #include <asm/paging.h>
+#include <asm/smp.h>
+#include <asm/spinlock.h>
 #include <drivers/ahci.h>
 #include <drivers/pci.h>
 #include <drivers/pci_msi.h>
@@ -211,6 +213,52 @@ static void wake_up(struct timer *t)
 	(void)t;   /* the timer interrupt itself ends time_idle() */
 }
 
+/*
+ * Several CPUs: "interrupts off" keeps the handler out only on this CPU,
+ * and a message line may be delivered to another (affinity). So what
+ * ahci_internal.h's "Concurrency" puts under interrupts off is also under
+ * the host's lock: the thread side takes it in ahci_lock(), the handler in
+ * ahci_hw_interrupt(), and ahci_wait() gives it up while it halts. A plain
+ * ticket lock (asm/spinlock.h states its ordering): nothing that runs under
+ * it takes it again - kernel/irq polls the handler only from its timers,
+ * which cannot run on a CPU that holds the lock with interrupts off.
+ * Lock order: the host's lock, then a kernel/irq line's lock
+ * (expect/unexpect/watch), then kernel/time's; the core runs the handler
+ * with the line's lock dropped. waiter_cpu is written by the waiter under
+ * the lock and read by the handler under it.
+ */
+static spinlock_t host_lock[AHCI_MAX_HOSTS];       /* zero: unlocked (SPINLOCK_INIT) */
+static uint32_t waiter_cpu[AHCI_MAX_HOSTS];
+
+unsigned long ahci_lock(struct ahci_host *h)
+{
+	unsigned long flags = irq_save_flags();
+
+	spin_lock(&host_lock[h->index % AHCI_MAX_HOSTS]);
+	return flags;
+}
+
+void ahci_unlock(struct ahci_host *h, unsigned long flags)
+{
+	spin_unlock(&host_lock[h->index % AHCI_MAX_HOSTS]);
+	irq_restore_flags(flags);
+}
+
+/* The handler kernel/irq runs: ahci_interrupt under the host's lock; a completion made on a
+ * CPU other than the waiter's wakes it (it would otherwise halt until its wake timer). */
+irqreturn_t ahci_hw_interrupt(unsigned int irq, void *dev_id)
+{
+	struct ahci_host *h = dev_id;
+	unsigned long flags = ahci_lock(h);
+	irqreturn_t ret = ahci_interrupt(irq, dev_id);
+	uint32_t waiter = waiter_cpu[h->index % AHCI_MAX_HOSTS];
+
+	ahci_unlock(h, flags);
+	if (ret == IRQ_HANDLED && waiter != smp_processor_id())
+		smp_send_wakeup(waiter);
+	return ret;
+}
+
 void ahci_wait(struct ahci_port *p, uint64_t deadline_ns)
 {
 	unsigned int h = p->host->index % AHCI_MAX_HOSTS, i = p->index % AHCI_MAX_PORTS;
@@ -222,7 +270,12 @@ void ahci_wait(struct ahci_port *p, uint64_t deadline_ns)
 		timer_mod(t, deadline_ns, 0);
 		wake_at_ns[h][i] = deadline_ns;
 	}
+	waiter_cpu[h] = smp_processor_id();
+	/* Let the handler in on another CPU while we halt. A wake-up IPI it sends before the
+	 * hlt stays requested (interrupts are off) and ends the hlt at once. */
+	spin_unlock(&host_lock[h]);
 	time_idle();          /* sti; hlt; returns with interrupts disabled again */
+	spin_lock(&host_lock[h]);
 }
 
 /* ---- Bring-up -------------------------------------------------------------------------------- */
@@ -426,7 +479,7 @@ static void take_interrupt(struct ahci_host *h)
 			  d->route.line);
 	}
 	h->irq_kind = kind[h->index];
-	err = line < 0 ? line : request_irq((unsigned int)line, ahci_interrupt, IRQF_SHARED,
+	err = line < 0 ? line : request_irq((unsigned int)line, ahci_hw_interrupt, IRQF_SHARED,
 					    h->action_name, h);
 	if (err) {
 		pr_warn("%s: request_irq(%d): %s\n", h->name, line, errno_name(err));

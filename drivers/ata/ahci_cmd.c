@@ -23,8 +23,8 @@
  *     SError and PxIS cleared, COMRESET if the device is stuck or the
  *     command timed out, ST on); a time-out or an HBA error is retried once.
  *
- * Whoever takes the command out of WAITING (interrupts disabled, one CPU)
- * completes it; nobody else touches it after, so it completes once, and a
+ * Whoever takes the command out of WAITING (interrupts disabled, the
+ * host's lock held: ahci.c) completes it; nobody else touches it after, so it completes once, and a
  * failure is never turned into success (state FAILED is final).
  */
 #include "ahci_internal.h"
@@ -248,7 +248,7 @@ static void wait_done(struct ahci_port *p, struct ahci_cmd *cmd, uint64_t start_
 {
 	const uint64_t wait_ns = (uint64_t)AHCI_IRQ_WAIT_MS * NS_PER_MS;
 	const uint64_t limit_ns = (uint64_t)timeout_ms(cmd) * NS_PER_MS;
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = ahci_lock(p->host);
 	uint64_t passes = 0;
 
 	while (cmd->state == ATA_CMD_WAITING) {
@@ -276,7 +276,7 @@ static void wait_done(struct ahci_port *p, struct ahci_cmd *cmd, uint64_t start_
 			deadline = start_ns + limit_ns;
 		ahci_wait(p, deadline);
 	}
-	irq_restore_flags(flags);
+	ahci_unlock(p->host, flags);
 }
 
 /* prepare - command header, FIS, ACMD and PRD table of slot 0. RETURNS 0 or -EINVAL/-E2BIG. */
@@ -340,7 +340,7 @@ static int issue(struct ahci_port *p, struct ahci_cmd *cmd)
 		ahci_port_irq_enable(p, false);
 		p->stats.noirq++;
 	}
-	flags = irq_save_flags();
+	flags = ahci_lock(p->host);
 	p->active = cmd;
 	cmd->state = ATA_CMD_WAITING;
 	ahci_trace(p, true, cmd->tf.command);
@@ -350,15 +350,15 @@ static int issue(struct ahci_port *p, struct ahci_cmd *cmd)
 	 * before the uncached PxCI store, the compiler must too. */
 	__asm__ volatile("" ::: "memory");
 	ahci_port_write(p, AHCI_PxCI, SLOT0);
-	irq_restore_flags(flags);
+	ahci_unlock(p->host, flags);
 	p->stats.commands++;
 	wait_done(p, cmd, start);
 	if (cmd->noirq) {
 		/* Cleared status first: re-enabling with bits left would raise a stale interrupt. */
-		flags = irq_save_flags();
+		flags = ahci_lock(p->host);
 		ahci_port_write(p, AHCI_PxIS, ahci_port_read(p, AHCI_PxIS));
 		ahci_port_irq_enable(p, true);
-		irq_restore_flags(flags);
+		ahci_unlock(p->host, flags);
 	}
 	return cmd->state == ATA_CMD_DONE ? 0 : cmd->result;
 }

@@ -17,11 +17,13 @@
  * ata_parse_identify(), ata_decode_error(), ata_status_names(),
  * atapi_decode_sense(), ata_drop_decision() (ata_internal.h).
  *
- * Concurrency. As in the PIO driver: one CPU; everything a command's
- * completion depends on (port->active, cmd->state, the expect bracket)
- * changes only with interrupts disabled, in the interrupt handler (called
- * by the core for interrupts, replays and polls, always with interrupts
- * off) or in thread context inside irq_save_flags()/irq_restore_flags().
+ * Concurrency. As in the PIO driver: everything a command's completion
+ * depends on (port->active, cmd->state, the expect bracket) changes only
+ * with interrupts disabled and the host's lock held (ahci.c: the line may
+ * be delivered to another CPU), in the interrupt handler (called by the
+ * core for interrupts, replays and polls, always with interrupts off,
+ * through ahci_hw_interrupt) or in thread context inside
+ * ahci_lock()/ahci_unlock().
  * So the handler and the time-out path can never both complete a command:
  * whoever moves it out of ATA_CMD_WAITING first owns it, and a command
  * completes exactly once. One command per port is in flight (slot 0).
@@ -269,8 +271,18 @@ void ahci_port_irq_enable(struct ahci_port *p, bool on);
  */
 int ahci_diagnose(const struct ahci_host *h, char *buf, size_t len);
 
-/* ahci_wait - interrupts disabled: idle until an interrupt or @deadline_ns (the port's wake timer). */
+/* ahci_wait - under ahci_lock(): idle until an interrupt or @deadline_ns (the port's wake timer),
+ * with the host's lock given up meanwhile. */
 void ahci_wait(struct ahci_port *p, uint64_t deadline_ns);
+
+/* ahci_lock - interrupts off and the host's lock (the handler's, on any CPU); RETURNS the old
+ * interrupt state for ahci_unlock(). Not nested. */
+unsigned long ahci_lock(struct ahci_host *h);
+void ahci_unlock(struct ahci_host *h, unsigned long flags);
+
+/* ahci_hw_interrupt - the handler request_irq() is given: ahci_interrupt under the host's lock,
+ * then the wake-up IPI to a waiter on another CPU. */
+irqreturn_t ahci_hw_interrupt(unsigned int irq, void *dev_id);
 
 /* ------------------------------------------------------------------------
  * ahci_cmd.c (kernel)

@@ -29,9 +29,13 @@
  *                line (disable_irq) is rare: the flood defence does it.
  *   ack          local APIC EOI: a message is an edge at the LAPIC.
  *   irq_pending  the LAPIC's IRR bit of the line's vector, believed only
- *                while the device still carries that vector unmasked;
- *                for MSI-X also the Pending Bit Array when the entry is
- *                unmasked (the message is on its way out of the device).
+ *                while the device still carries that vector unmasked,
+ *                and only on the destination CPU (elsewhere: cannot
+ *                tell); for MSI-X also the Pending Bit Array when the
+ *                entry is unmasked (the message is on its way out).
+ *   irq_set_affinity  the first online CPU of the mask: the message
+ *                address alone is rewritten (retarget() says why nothing
+ *                is lost or sent twice meanwhile).
  *   irq_diagnose compares what the device holds (enable bits, masks,
  *                message data) with what this file programmed.
  *
@@ -42,7 +46,9 @@
  *
  * Locking: allocation and freeing run in thread context with interrupts
  * off around each device change; chip operations run under the line's
- * lock with interrupts off (irqchip.h). One CPU: no further ordering.
+ * lock with interrupts off (irqchip.h), which serialises them across CPUs
+ * (a move against a mask, a diagnosis). dest_apic_id alone is also read
+ * by irq_pending without it (see there).
  */
 #include "msi_internal.h"
 #include "pci_internal.h"
@@ -50,6 +56,7 @@
 #include <asm/cpu.h>
 #include <asm/io.h>
 #include <asm/paging.h>
+#include <asm/smp.h>
 #include <asm/vector.h>
 #include <asm/x86_irq.h>
 #include <drivers/pci_msi.h>
@@ -157,15 +164,6 @@ static void line_release(unsigned int irq)
 {
 	if (irq >= PCI_MSI_FIRST_LINE && irq < IRQ_NR_LINES)
 		line_taken[irq - PCI_MSI_FIRST_LINE] = false;
-}
-
-static struct msi_vec *vec_of_line(unsigned int irq)
-{
-	for (unsigned int i = 0; i < PCI_MSI_MAX_DEVICES; i++)
-		for (unsigned int j = 0; devs[i].dev && j < devs[i].nvec; j++)
-			if (devs[i].vec[j].irq == irq)
-				return &devs[i].vec[j];
-	return NULL;
 }
 
 /* MSI-X entry register @reg of vector @v. The table was checked to hold every entry. */
@@ -321,14 +319,18 @@ static int msi_chip_pending(struct irq_data *d)
 	/* A masked vector sends nothing, whatever is latched (irqchip.h: say 0). */
 	if (v->masked || device_masked(v))
 		return 0;
+	/* MSI-X: a pending bit on an unmasked entry is a message leaving the device now. */
+	if (v->md->mode == PCI_IRQ_MODE_MSIX && pba_bit(v))
+		return 1;
+	/* The IRR that counts is the destination's (retarget may move it meanwhile: relaxed load,
+	 * old or new value; either way a CPU that is not it cannot tell, never says 0). */
+	if (this_cpu()->apic_id != __atomic_load_n(&v->dest_apic_id, __ATOMIC_RELAXED))
+		return -EAGAIN;
 	if (lapic_irr_set(v->vector)) {
 		/* Requested at the LAPIC: ours only if the device still sends this vector. */
 		read_msg(v, &now);
 		return x86_msi_decode(&now, &vector, NULL) && vector == v->vector ? 1 : 0;
 	}
-	/* MSI-X: a pending bit on an unmasked entry is a message leaving the device now. */
-	if (v->md->mode == PCI_IRQ_MODE_MSIX && pba_bit(v))
-		return 1;
 	return 0;
 }
 
@@ -389,6 +391,91 @@ static int msi_chip_diagnose(struct irq_data *d, char *buf, size_t len)
 	return d->chip_data ? msi_diagnose_vec(d->chip_data, buf, len) : -ENODEV;
 }
 
+/*
+ * retarget - send @v's messages to local APIC @apic_id from now on. Only
+ * the address changes: vectors are global (one IDT for every CPU, one
+ * vector -> line map in arch/x86/irq.c, vector.c hands each vector out
+ * once), so the data word, and with it the vector, stays as it is, and
+ * the high address word stays 0 (an xAPIC ID fits bits 19:12). The one
+ * word that changes is written by one 32-bit write, and what the
+ * device may send meanwhile is:
+ *   MSI-X  the entry is masked around the write, as PCI 3.0 6.8.2.9
+ *          demands (6.8.3.5: changing an unmasked entry's address is
+ *          undefined). A message the device raises while it is masked
+ *          sets the entry's Pending Bit and goes out once, to the new
+ *          address, when the mask comes off (6.8.3.5, 6.8.2.10). The vector control
+ *          word is put back as it was: a mask set behind the core's back
+ *          (msi-mask) stays.
+ *   MSI with per-vector masking: the same with the mask bit and the
+ *          pending bits (6.8.1.8, 6.8.1.9, 6.8.3.5).
+ *   MSI without it (QEMU's ICH9 AHCI): nothing can hold a message back
+ *          (clearing MSI enable would drop one, see the top), so the
+ *          address is changed live by that single 32-bit configuration
+ *          write. A configuration write is one transaction at the
+ *          function, and QEMU reads the address when it sends (under its
+ *          global lock): a message carries the old address whole or the
+ *          new one whole, never a mix, and is sent once. This relies on
+ *          the vector not changing; PCI gives such a function no
+ *          stronger guarantee and this is the honest fallback.
+ * A message already accepted by the old CPU's LAPIC is taken there; one
+ * that reaches the new CPU while the old one still runs the handlers
+ * finds the line in progress (kernel/irq's edge flow marks it pending and
+ * the old CPU replays it). CONTEXT: the line's lock held, interrupts off.
+ */
+static int retarget(struct msi_vec *v, unsigned int apic_id)
+{
+	const struct msi_dev *md = v->md;
+	struct x86_msi_msg msg;
+
+	if (x86_msi_compose(v->vector, apic_id, &msg) || msg.address_hi != v->msg.address_hi ||
+	    msg.data != v->msg.data)
+		return -EINVAL;
+	if (md->mode == PCI_IRQ_MODE_MSIX) {
+		uintptr_t ctrl = entry_reg(v, PCI_MSIX_ENTRY_CTRL);
+		uint32_t was = mmio_read32(ctrl);
+
+		if (!(was & PCI_MSIX_ENTRY_CTRL_MASKED))
+			mmio_write32(ctrl, was | PCI_MSIX_ENTRY_CTRL_MASKED);
+		mmio_write32(entry_reg(v, PCI_MSIX_ENTRY_ADDR_LO), msg.address_lo);
+		(void)mmio_read32(entry_reg(v, PCI_MSIX_ENTRY_ADDR_LO));   /* flush before the unmask */
+		if (!(was & PCI_MSIX_ENTRY_CTRL_MASKED))
+			mmio_write32(ctrl, was);
+	} else if (md->mode == PCI_IRQ_MODE_MSI && md->msi.pvm) {
+		uint32_t was = pci_read32(md->dev, md->msi.mask);
+
+		if (!(was & (1u << v->nr)))
+			pci_write32(md->dev, md->msi.mask, was | (1u << v->nr));
+		pci_write32(md->dev, md->msi.addr_lo, msg.address_lo);
+		if (!(was & (1u << v->nr)))
+			pci_write32(md->dev, md->msi.mask, was);
+	} else if (md->mode == PCI_IRQ_MODE_MSI) {
+		pci_write32(md->dev, md->msi.addr_lo, msg.address_lo);
+	} else {
+		return -EINVAL;
+	}
+	v->msg = msg;
+	/* Read without the line's lock by irq_pending's second call: one aligned word, old or new. */
+	__atomic_store_n(&v->dest_apic_id, apic_id, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/*
+ * irq_set_affinity: physical destination, the first online CPU of @mask,
+ * as the IOAPIC chip does (docs/smp.md, "Affinity": one fixed CPU per
+ * line; an MSI address names one APIC in physical mode).
+ */
+static int msi_chip_set_affinity(struct irq_data *d, irq_cpumask_t mask)
+{
+	struct msi_vec *v = d->chip_data;
+
+	if (!v)
+		return -ENODEV;
+	for (unsigned int cpu = 0; cpu < SMP_MAX_CPUS; cpu++)
+		if ((mask & (1u << cpu)) && smp_cpu_online(cpu))
+			return retarget(v, cpu_data[cpu].apic_id);
+	return -EINVAL;
+}
+
 static const struct irq_chip msi_chip_template = {
 	.name = "PCI-MSI",
 	.mask = msi_chip_mask,
@@ -396,6 +483,7 @@ static const struct irq_chip msi_chip_template = {
 	.ack = msi_chip_ack,
 	.irq_pending = msi_chip_pending,
 	.irq_diagnose = msi_chip_diagnose,
+	.irq_set_affinity = msi_chip_set_affinity,
 };
 
 /* ---- Allocation ---------------------------------------------------------------------------- */
@@ -713,25 +801,6 @@ enum pci_irq_mode pci_irq_mode(struct pci_dev *dev)
 	struct msi_dev *md = find_md(dev);
 
 	return md ? md->mode : PCI_IRQ_MODE_NONE;
-}
-
-int pci_msi_set_dest(unsigned int irq, unsigned int apic_id)
-{
-	struct msi_vec *v = vec_of_line(irq);
-	struct x86_msi_msg msg;
-	unsigned long flags;
-
-	if (!v || v->md->mode == PCI_IRQ_MODE_INTX || x86_msi_compose(v->vector, apic_id, &msg))
-		return -EINVAL;
-	flags = irq_save_flags();
-	vec_set_mask(v, true);
-	v->msg = msg;
-	v->dest_apic_id = apic_id;
-	write_msg(v);
-	if (!v->masked)
-		vec_set_mask(v, false);
-	irq_restore_flags(flags);
-	return 0;
 }
 
 int pci_msi_diagnose(struct pci_dev *dev, unsigned int nr, char *buf, size_t len)

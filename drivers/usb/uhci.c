@@ -40,6 +40,24 @@
  * the interrupt is lost and kernel/irq polls the handler instead (IRQ
  * watching: watch_irq() right after request_irq, as the 2010 patch did in
  * usb_add_hcd, and again after every time-out), they still see it.
+ *
+ * Several CPUs: the line may be delivered to another CPU (affinity,
+ * docs/smp.md), so "interrupts off" no longer keeps the handler out. Each
+ * controller has a lock (struct uhci.lock, a ticket lock: asm/spinlock.h
+ * states its ordering) that the handler takes in uhci_hw_interrupt() and
+ * the thread side takes wherever it used to disable interrupts against
+ * the handler: publishing a transfer (start_xfer), waiting for it
+ * (wait_xfer gives the lock up while it halts), linking, unlinking and
+ * freeing interrupt pipes, and marking the controller running. What the
+ * lock covers: the transfers' state (busy, done, status, the TD chain the
+ * scan walks), the pipe slots and the QH links the thread and the handler
+ * both change, u->running. A completion made on a CPU other than the
+ * waiter's wakes it with the wake-up IPI. Not nested: kernel/irq polls the
+ * handler only from its timers, which cannot run on a CPU that holds the
+ * lock with interrupts off. Lock order: a controller's lock, then a pipe's
+ * class driver's (usb_kbd.c), then kernel/irq's and kernel/time's, printk
+ * and the console input ring innermost; the core runs the handler with the
+ * line's lock dropped.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,6 +65,8 @@
 #include <asm/cpu.h>
 #include <asm/io.h>
 #include <asm/apic.h>
+#include <asm/smp.h>
+#include <asm/spinlock.h>
 #include <drivers/pci.h>
 #include <drivers/usb.h>
 #include <irq/interrupt.h>
@@ -103,6 +123,9 @@ struct uhci {
 	uint64_t transfers, errors, timeouts, unplugged;
 	uint32_t hse_reports;
 	uint16_t last_sts;             /* USBSTS at the last handler call that claimed */
+	/* Several CPUs (top of file). */
+	spinlock_t lock;               /* the handler against the thread side */
+	uint32_t waiter_cpu;           /* the CPU in wait_xfer; written and read under lock */
 };
 
 static struct uhci uhcis[UHCI_MAX_CONTROLLERS];
@@ -133,6 +156,20 @@ static uint32_t qh_link(const struct uhci_qh *qh)
 static struct uhci *to_uhci(struct usb_hc *hc)
 {
 	return hc ? (struct uhci *)hc->priv : NULL;
+}
+
+static unsigned long uhci_lock(struct uhci *u)
+{
+	unsigned long flags = irq_save_flags();
+
+	spin_lock(&u->lock);
+	return flags;
+}
+
+static void uhci_unlock(struct uhci *u, unsigned long flags)
+{
+	spin_unlock(&u->lock);
+	irq_restore_flags(flags);
 }
 
 /* ---- pools -------------------------------------------------------------------------------------- */
@@ -299,6 +336,26 @@ static irqreturn_t uhci_interrupt(unsigned int irq, void *dev_id)
 	return IRQ_HANDLED;
 }
 
+/* The handler request_irq() is given: uhci_interrupt under the controller's lock; a
+ * completion on a CPU other than the waiter's wakes it (it would halt until its wake timer). */
+static irqreturn_t uhci_hw_interrupt(unsigned int irq, void *dev_id)
+{
+	struct uhci *u = to_uhci(dev_id);
+	unsigned long flags;
+	irqreturn_t ret;
+	uint32_t waiter;
+
+	if (!u)
+		return IRQ_NONE;
+	flags = uhci_lock(u);
+	ret = uhci_interrupt(irq, dev_id);
+	waiter = u->waiter_cpu;
+	uhci_unlock(u, flags);
+	if (ret == IRQ_HANDLED && waiter != smp_processor_id())
+		smp_send_wakeup(waiter);
+	return ret;
+}
+
 /* ---- waiting ----------------------------------------------------------------------------------- */
 
 static void wake_up(struct timer *t)
@@ -337,7 +394,7 @@ static void frame_wait(struct uhci *u)
 static int wait_xfer(struct uhci *u, struct uhci_xfer *x, uint32_t timeout_ms)
 {
 	uint64_t deadline = ktime_get_ns() + (uint64_t)timeout_ms * NS_PER_MS;
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = uhci_lock(u);
 	int err = 0;
 
 	while (!x->done) {
@@ -355,11 +412,20 @@ static int wait_xfer(struct uhci *u, struct uhci_xfer *x, uint32_t timeout_ms)
 		if (wake > deadline)
 			wake = deadline;
 		timer_mod(&u->wake_timer, wake, 0);
+		u->waiter_cpu = smp_processor_id();
+		/* Let the handler in on another CPU while we halt; a wake-up IPI sent before the
+		 * hlt stays requested (interrupts are off) and ends the hlt at once. */
+		spin_unlock(&u->lock);
 		time_idle();           /* sti; hlt; returns with interrupts disabled again */
+		spin_lock(&u->lock);
 	}
-	if (err)
+	if (err) {
 		uhci_xfer_cancel(x);
-	irq_restore_flags(flags);
+		/* Ended here: the scan (on any CPU) leaves it alone from now on, while finish_sync
+		 * frees its TDs without the lock. The error, not x->status, is the result. */
+		x->done = true;
+	}
+	uhci_unlock(u, flags);
 	timer_cancel(&u->wake_timer);
 	if (err) {
 		frame_wait(u);
@@ -415,11 +481,11 @@ static int finish_sync(struct uhci *u, struct uhci_xfer *x, int err, const char 
 	return ret;
 }
 
-/* start_xfer - put the chain on @qh. Interrupts off around the publication. */
-static void start_xfer(struct uhci_xfer *x, struct uhci_qh *qh, struct usb_device *dev, struct uhci_td *first,
-		       struct uhci_td *status_td, bool in)
+/* start_xfer - put the chain on @qh. The controller's lock around the publication. */
+static void start_xfer(struct uhci *u, struct uhci_xfer *x, struct uhci_qh *qh, struct usb_device *dev,
+		       struct uhci_td *first, struct uhci_td *status_td, bool in)
 {
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = uhci_lock(u);
 
 	x->dev = dev;
 	x->qh = qh;
@@ -434,7 +500,7 @@ static void start_xfer(struct uhci_xfer *x, struct uhci_qh *qh, struct usb_devic
 	x->err_pid = 0;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);   /* TDs complete in memory before the controller may see them */
 	qh->element = uhci_phys(first);
-	irq_restore_flags(flags);
+	uhci_unlock(u, flags);
 }
 
 /* ---- control and bulk ------------------------------------------------------------------------- */
@@ -484,7 +550,7 @@ static int uhci_control(struct usb_hc *hc, struct usb_device *dev, const struct 
 	uhci_td_fill(status_td, dev, (in && len) ? UHCI_PID_OUT : UHCI_PID_IN, 0, true, NULL, 0, false);
 	status_td->ctrl |= UHCI_TD_IOC;
 	uhci_td_chain(prev, status_td);
-	start_xfer(x, u->ctrl_qh, dev, first, status_td, in);
+	start_xfer(u, x, u->ctrl_qh, dev, first, status_td, in);
 	err = wait_xfer(u, x, timeout_ms);
 	return finish_sync(u, x, err, "control transfer", 0, false);
 nomem:
@@ -534,7 +600,7 @@ static int bulk_piece(struct uhci *u, struct usb_device *dev, const struct usb_e
 	 * moves nothing (both emulators stop a loop that did no work; a real UHCI runs it to the
 	 * end of the frame). Taken out again at the end: an idle loop only costs bus cycles. */
 	u->bulk_qh->link = qh_link(u->ctrl_qh);
-	start_xfer(x, u->bulk_qh, dev, first, NULL, in);
+	start_xfer(u, x, u->bulk_qh, dev, first, NULL, in);
 	err = wait_xfer(u, x, timeout_ms);
 	u->bulk_qh->link = UHCI_LINK_TERMINATE;
 	return finish_sync(u, x, err, "bulk transfer", num, true);
@@ -612,7 +678,7 @@ static void reclaim(struct uhci *u)
 	frame_wait(u);
 	for (unsigned int i = 0; i < UHCI_MAX_PIPES; i++) {
 		struct uhci_pipe_slot *s = &u->pipes[i];
-		unsigned long flags = irq_save_flags();
+		unsigned long flags = uhci_lock(u);
 
 		if (!s->pipe && s->qh) {
 			s->qh->in_use = 0;
@@ -621,7 +687,7 @@ static void reclaim(struct uhci *u)
 			s->qh = NULL;
 			s->td = NULL;
 		}
-		irq_restore_flags(flags);
+		uhci_unlock(u, flags);
 	}
 }
 
@@ -639,7 +705,7 @@ static int uhci_intr_start(struct usb_hc *hc, struct usb_intr_pipe *pipe)
 	if (pipe->running)
 		return -EBUSY;
 	reclaim(u);
-	flags = irq_save_flags();
+	flags = uhci_lock(u);
 	for (unsigned int i = 0; i < UHCI_MAX_PIPES; i++)
 		if (!u->pipes[i].pipe && !u->pipes[i].qh) {
 			s = &u->pipes[i];
@@ -654,7 +720,7 @@ static int uhci_intr_start(struct usb_hc *hc, struct usb_intr_pipe *pipe)
 			s->qh->in_use = 0;
 			s->qh = NULL;
 		}
-		irq_restore_flags(flags);
+		uhci_unlock(u, flags);
 		pr_warn("%s: no room for another interrupt pipe\n", hc->name);
 		return -ENOMEM;
 	}
@@ -667,7 +733,7 @@ static int uhci_intr_start(struct usb_hc *hc, struct usb_intr_pipe *pipe)
 	s->qh->link = s->skel->link;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	s->skel->link = qh_link(s->qh);
-	irq_restore_flags(flags);
+	uhci_unlock(u, flags);
 	return 0;
 }
 
@@ -679,7 +745,7 @@ static void uhci_intr_stop(struct usb_hc *hc, struct usb_intr_pipe *pipe)
 
 	if (!u || !pipe)
 		return;
-	flags = irq_save_flags();
+	flags = uhci_lock(u);
 	s = pipe->hc_private;
 	if (s && s->pipe == pipe) {
 		s->td->ctrl &= ~UHCI_TD_ACTIVE;
@@ -688,7 +754,7 @@ static void uhci_intr_stop(struct usb_hc *hc, struct usb_intr_pipe *pipe)
 		pipe_unlink(u, s);
 	}
 	pipe->running = false;
-	irq_restore_flags(flags);
+	uhci_unlock(u, flags);
 }
 
 /* ---- root ports ------------------------------------------------------------------------------- */
@@ -823,6 +889,8 @@ static void build_schedule(struct uhci *u)
 /* hc_reset_start - global reset, HCRESET, schedule, run. RETURNS 0 or -EIO. CONTEXT: process. */
 static int hc_reset_start(struct uhci *u)
 {
+	unsigned long flags;
+
 	wr16(u, UHCI_USBINTR, 0);
 	wr16(u, UHCI_USBCMD, 0);
 	wait_halted(u, true);
@@ -849,7 +917,10 @@ static int hc_reset_start(struct uhci *u)
 		pr_err("%s: the controller does not start (USBSTS 0x%04x)\n", u->hc.name, rd16(u, UHCI_USBSTS));
 		return -EIO;
 	}
+	/* The handler reads running under the lock: the schedule built above is published with it. */
+	flags = uhci_lock(u);
 	u->running = true;
+	uhci_unlock(u, flags);
 	return 0;
 }
 
@@ -887,6 +958,16 @@ static void reset_work_fn(struct work *w)
 }
 
 static void uhci_show(struct usb_hc *hc);
+
+static unsigned long uhci_hc_lock(struct usb_hc *hc)
+{
+	return uhci_lock(to_uhci(hc));
+}
+
+static void uhci_hc_unlock(struct usb_hc *hc, unsigned long flags)
+{
+	uhci_unlock(to_uhci(hc), flags);
+}
 
 /*
  * Each transfer between "uhci_xfer" begin and end events of the event trace
@@ -937,6 +1018,8 @@ static const struct usb_hc_ops uhci_ops = {
 	.port_reset = uhci_port_reset,
 	.port_disable = uhci_port_disable,
 	.show = uhci_show,
+	.lock = uhci_hc_lock,
+	.unlock = uhci_hc_unlock,
 };
 
 static int take_interrupt(struct uhci *u)
@@ -955,7 +1038,7 @@ static int take_interrupt(struct uhci *u)
 		return line;
 	}
 	u->hc.irq = (unsigned int)line;
-	err = request_irq(u->hc.irq, uhci_interrupt, IRQF_SHARED, u->hc.name, &u->hc);
+	err = request_irq(u->hc.irq, uhci_hw_interrupt, IRQF_SHARED, u->hc.name, &u->hc);
 	if (err) {
 		pr_warn("%s: request_irq(%u): %s\n", u->hc.name, u->hc.irq, errno_name(err));
 		return err;
@@ -974,6 +1057,7 @@ static int probe_one(struct pci_dev *d)
 	int err;
 
 	memset(u, 0, sizeof(*u));
+	spin_lock_init(&u->lock);
 	u->hc.name[0] = 'u'; u->hc.name[1] = 'h'; u->hc.name[2] = 'c'; u->hc.name[3] = 'i';
 	u->hc.name[4] = (char)('0' + nr_uhcis);
 	u->hc.ops = &uhci_ops;

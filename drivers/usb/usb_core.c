@@ -130,6 +130,25 @@ void usb_intr_kill(struct usb_intr_pipe *pipe)
 		pipe->dev->hc->ops->intr_stop(pipe->dev->hc, pipe);
 }
 
+unsigned long usb_pipe_lock(struct usb_intr_pipe *pipe)
+{
+	struct usb_hc *hc = pipe && pipe->dev ? pipe->dev->hc : NULL;
+
+	if (hc && hc->ops && hc->ops->lock)
+		return hc->ops->lock(hc);
+	return irq_save_flags();      /* no such controller: this CPU's interrupts are all there is */
+}
+
+void usb_pipe_unlock(struct usb_intr_pipe *pipe, unsigned long flags)
+{
+	struct usb_hc *hc = pipe && pipe->dev ? pipe->dev->hc : NULL;
+
+	if (hc && hc->ops && hc->ops->unlock)
+		hc->ops->unlock(hc, flags);
+	else
+		irq_restore_flags(flags);
+}
+
 /* ---- class drivers ------------------------------------------------------------------------------ */
 
 static void offer(struct usb_device *dev, struct usb_interface *intf, struct usb_driver *only)

@@ -96,16 +96,23 @@ static uint64_t ms_to_ns(uint32_t ms)
 static void kbd_repeat(struct timer *t)
 {
 	struct usb_kbd *k = t->arg;
+	unsigned long flags;
 	int c;
 
-	if (!k->used || k->hid.repeat_gen != k->repeat_gen)
+	if (!k->used)
 		return;
-	c = usb_hid_kbd_repeat_char(&k->hid);
-	if (c < 0)
-		return;
-	kbd_put(k, (uint8_t)c, true);
-	timer_mod(&k->repeat_timer, ktime_get_ns() + ms_to_ns(usb_hid_kbd_repeat_period_ms()),
-		  ms_to_ns(USB_KBD_REPEAT_SLACK_MS));
+	/* The decoder's state is the completion's, which runs in the controller's handler on
+	 * whichever CPU the line goes to; this timer runs on CPU 0: keep the completion out. */
+	flags = usb_pipe_lock(&k->pipe);
+	if (k->hid.repeat_gen == k->repeat_gen) {
+		c = usb_hid_kbd_repeat_char(&k->hid);
+		if (c >= 0) {
+			kbd_put(k, (uint8_t)c, true);
+			timer_mod(&k->repeat_timer, ktime_get_ns() + ms_to_ns(usb_hid_kbd_repeat_period_ms()),
+				  ms_to_ns(USB_KBD_REPEAT_SLACK_MS));
+		}
+	}
+	usb_pipe_unlock(&k->pipe, flags);
 }
 
 /* After each report: (re)start the repeat delay for a new repeat key, stop for none. */

@@ -111,16 +111,6 @@ enum pci_irq_mode pci_irq_mode(struct pci_dev *dev);
 const char *pci_irq_mode_name(enum pci_irq_mode mode);
 
 /*
- * pci_msi_set_dest - deliver line @irq's messages to the local APIC
- * @apic_id from now on: the affinity operation's hook (the SMP issue's
- * irq_set_affinity calls it for message lines). The entry is masked while
- * its address changes, so no message goes out half-written.
- * CONTEXT: thread context. RETURNS 0; -EINVAL (not a message line, bad
- * APIC ID).
- */
-int pci_msi_set_dest(unsigned int irq, unsigned int apic_id);
-
-/*
  * pci_msi_diagnose - what, read from the device now, keeps vector @nr of
  * @dev from arriving (masked behind the core's back, capability switched
  * off, message data pointing at another vector); the same text the line's

@@ -244,6 +244,12 @@ struct usb_hc_ops {
 	void (*port_disable)(struct usb_hc *hc, unsigned int port);
 	/* Print the controller's state and ports for `lsusb`. */
 	void (*show)(struct usb_hc *hc);
+	/* Keep the controller's completions (its interrupt handler, on whichever CPU its line
+	 * is delivered to) out until unlock: interrupts off here and the controller's lock.
+	 * RETURNS what unlock needs. CONTEXT: any but a completion callback (which already
+	 * runs under it); not nested. */
+	unsigned long (*lock)(struct usb_hc *hc);
+	void (*unlock)(struct usb_hc *hc, unsigned long flags);
 };
 
 struct usb_hc {
@@ -304,6 +310,15 @@ int usb_clear_halt(struct usb_device *dev, const struct usb_endpoint *ep);
 /* usb_intr_submit / usb_intr_kill - run or stop an interrupt-IN pipe. */
 int usb_intr_submit(struct usb_intr_pipe *pipe);
 void usb_intr_kill(struct usb_intr_pipe *pipe);
+
+/*
+ * usb_pipe_lock / usb_pipe_unlock - keep @pipe's completion callback out
+ * (the host controller's lock: the callback runs in its interrupt handler,
+ * maybe on another CPU), for a class driver's state that a timer also
+ * touches. CONTEXT: any but the completion itself; not nested.
+ */
+unsigned long usb_pipe_lock(struct usb_intr_pipe *pipe);
+void usb_pipe_unlock(struct usb_intr_pipe *pipe, unsigned long flags);
 
 /* usb_find_endpoint - the first endpoint of @intf with @type and direction
  * (@in), or NULL. */

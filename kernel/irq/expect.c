@@ -276,12 +276,13 @@ static bool irq_expect_by_poll(const struct irq_expect *exp)
 	const struct irq_desc *desc = exp->desc;
 
 	/*
-	 * desc->running, not IRQS_INPROGRESS (see struct irq_desc). Relaxed:
-	 * called from the handler, these are this run's own stores; called on
-	 * another CPU, any answer is one the line had at some instant, and
-	 * the comment at the top says what an unexpect_irq after the run gets.
+	 * desc->run_clock_cpu (nonzero while a run is in progress), not
+	 * IRQS_INPROGRESS: see struct irq_desc. Relaxed: called from the
+	 * handler, these are this run's own stores; called on another CPU,
+	 * any answer is one the line had at some instant, and the comment at
+	 * the top says what an unexpect_irq after the run gets.
 	 */
-	if (__atomic_load_n(&desc->running, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&desc->run_clock_cpu, __ATOMIC_RELAXED))
 		return __atomic_load_n(&desc->run_is_poll, __ATOMIC_RELAXED);
 	return __atomic_load_n(&desc->def.last_claim_by_poll, __ATOMIC_RELAXED);
 }
@@ -339,7 +340,7 @@ void expect_irq(struct irq_expect *exp)
 	if (st & IRQ_EXP_EXPECTING)
 		irq_expect_misuse(exp, "expect_irq while already expecting; restarted");
 	desc = exp->desc;
-	now = irq_port_now_ns();
+	now = __irq_run_now_fresh(desc);
 	__irq_poll_want_change_begin(desc);
 	/* Read by the poll timer on another CPU (irq_load_u64: internals.h); published by the state RMW below. */
 	irq_store_u64(&exp->started_ns, now);
@@ -388,11 +389,11 @@ void expect_irq(struct irq_expect *exp)
 	 * acquire of this release, started_ns with it. With acquire/release
 	 * only, both CPUs could read the old value (store buffering) and the
 	 * expect would never be polled: a lost interrupt would then hang the
-	 * driver until its own time-out. The test of desc->running (IRQS_INPROGRESS's
+	 * driver until its own time-out. The test of desc->run_clock_cpu (IRQS_INPROGRESS's
 	 * lock-free mirror) only keeps the shortcut to a poll that is really running.
 	 */
 	if (__atomic_load_n(&desc->def.timer_poll_running, __ATOMIC_SEQ_CST) &&
-	    __atomic_load_n(&desc->running, __ATOMIC_SEQ_CST))
+	    __atomic_load_n(&desc->run_clock_cpu, __ATOMIC_SEQ_CST))
 		return;
 	flags = irq_port_lock_irqsave(&desc->lock);
 	if (exp->action) {
@@ -449,13 +450,38 @@ static void irq_expect_learn_latency(struct irq_expect *exp, const struct irq_po
  * One more good delivery (by interrupt, or late) after @latency.
  * RETURNS whether the token has just reached its verify goal.
  */
-static bool irq_expect_note_good(struct irq_expect *exp, const struct irq_policy *p, uint32_t st, uint64_t latency)
+static bool irq_expect_count_good(struct irq_expect *exp, const struct irq_policy *p, uint32_t st)
 {
-	irq_expect_learn_latency(exp, p, st, latency);
 	/* Room above the goal lets one good delivery undo one accidental polled one. */
 	if (exp->nr_good < p->expect_verify_goal + p->expect_bad_factor - 1)
 		exp->nr_good++;
 	return !(st & IRQ_EXP_VERIFIED) && exp->nr_good >= p->expect_verify_goal;
+}
+
+static bool irq_expect_note_good(struct irq_expect *exp, const struct irq_policy *p, uint32_t st, uint64_t latency)
+{
+	irq_expect_learn_latency(exp, p, st, latency);
+	return irq_expect_count_good(exp, p, st);
+}
+
+/*
+ * Whether the latency of this interrupt-delivered completion goes
+ * unlearned (@st: the token's state). A verified token's estimate rests on
+ * at least expect_verify_goal completions: it learns one in
+ * expect_verified_learn_every, so the others read no clock (the average
+ * then follows a change of the device 8 times more slowly: a slower device
+ * costs some safety polls that find it busy meanwhile, a faster one finds
+ * its lost interrupts later by the old margin). Unverified tokens learn
+ * every one.
+ */
+static bool irq_expect_skip_learning(struct irq_expect *exp, const struct irq_policy *p, uint32_t st)
+{
+	if (!(st & IRQ_EXP_VERIFIED) || p->expect_verified_learn_every <= 1)
+		return false;
+	if (++exp->learn_skip < p->expect_verified_learn_every)
+		return true;
+	exp->learn_skip = 0;
+	return false;
 }
 
 /* The token just reached the verify goal. Lock held. */
@@ -700,20 +726,30 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 			return;
 		}
 	}
-	now = irq_port_now_ns();
-	elapsed = now - irq_load_u64(&exp->started_ns);
 	by_poll = irq_expect_by_poll(exp);
 	IRQ_TRACE(IRQ_TEV_UNEXPECT, desc->irq_data.irq, timedout ? IRQ_TUNEXP_TIMEOUT : by_poll ? IRQ_TUNEXP_POLL : IRQ_TUNEXP_IRQ, irq_trace_id(exp));
 	if (!timedout && !by_poll && !(st & IRQ_EXP_CLAIM)) {
 		/* By interrupt, no verdict pending: lock-free unless the goal is reached now. */
 		exp->completions_irq++;
-		if (!irq_expect_note_good(exp, p, st, elapsed)) {
+		if (irq_expect_skip_learning(exp, p, st)) {
+			irq_expect_count_good(exp, p, st);  /* verified already: never reaches the goal anew */
 			/* After every change the poll time depends on (see expect_irq). */
 			__irq_poll_want_moved(desc);
 			__irq_poll_want_change_end(desc);
 			return;
 		}
+		now = __irq_run_now(desc);
+		elapsed = now - irq_load_u64(&exp->started_ns);
+		if (!irq_expect_note_good(exp, p, st, elapsed)) {
+			__irq_poll_want_moved(desc);
+			__irq_poll_want_change_end(desc);
+			return;
+		}
 		verify = true;
+	} else {
+		/* The run's clock: a poll's is when it was decided (about when it found the completion). */
+		now = __irq_run_now(desc);
+		elapsed = now - irq_load_u64(&exp->started_ns);
 	}
 	flags = irq_port_lock_irqsave(&desc->lock);
 	if (exp->action) {

@@ -66,14 +66,20 @@ IRQ_ALWAYS_INLINE irqreturn_t handle_irq_event(struct irq_desc *desc, unsigned l
 {
 	bool polled = (desc->status & IRQS_POLLING) != 0;
 	irqreturn_t ret;
+	uint64_t now;
 
 	/* A poll does not consume a pending interrupt: it is replayed after. */
 	if (!polled)
 		desc->status &= ~IRQS_PENDING;
 	desc->status |= IRQS_INPROGRESS;
-	/* Both read lock-free by expect_irq/unexpect_irq on any CPU (expect.c): atomic stores. */
+	/*
+	 * Both read lock-free by expect_irq/unexpect_irq on any CPU (expect.c):
+	 * atomic stores. run_clock_cpu is also IRQS_INPROGRESS's lock-free mirror.
+	 */
 	__atomic_store_n(&desc->run_is_poll, polled, __ATOMIC_RELAXED);
-	__atomic_store_n(&desc->running, true, __ATOMIC_RELAXED);
+	/* The run's clock (__irq_run_now): a poll's is the time it was decided. */
+	__atomic_store_n(&desc->run_clock_cpu, irq_port_cpu_id() + 1, __ATOMIC_RELAXED);
+	desc->run_clock_ns = polled ? desc->run_clock_seed : 0;
 	/* Polls only: was the line's interrupt on its way before the handlers ran (irq_chip::irq_pending)? */
 	if (polled) {
 		if (!desc->def.poll_pending_sampled)  /* irq_poll_line asked already, just now */
@@ -98,10 +104,12 @@ IRQ_ALWAYS_INLINE irqreturn_t handle_irq_event(struct irq_desc *desc, unsigned l
 	__irq_poll_want_moved(desc);  /* the run may have changed any defence's state */
 
 	*flags = irq_port_lock_irqsave(&desc->lock);
+	now = polled && desc->def.poll_claims_open ? __irq_run_now(desc) : 0;
+	/* Before IRQS_INPROGRESS goes: this CPU owns the run's clock no more (internals.h). */
+	__atomic_store_n(&desc->run_clock_cpu, 0, __ATOMIC_RELAXED);
 	desc->status &= ~IRQS_INPROGRESS;
-	__atomic_store_n(&desc->running, false, __ATOMIC_RELAXED);
 	if (polled && desc->def.poll_claims_open)
-		__irq_expect_poll_done(desc, irq_port_now_ns());
+		__irq_expect_poll_done(desc, now);
 	return ret;
 }
 
@@ -243,7 +251,8 @@ static bool __irq_poll_defer(struct irq_desc *desc)
 	return true;
 }
 
-int irq_poll_line(struct irq_desc *desc)
+/* irq_poll_line with the run's clock seeded with @now (0: read when first needed). */
+static int irq_poll_line_at(struct irq_desc *desc, uint64_t now)
 {
 	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 	int ret;
@@ -261,6 +270,7 @@ int irq_poll_line(struct irq_desc *desc)
 		bool tr = irq_trace_enabled();
 
 		desc->status |= IRQS_POLLING;
+		desc->run_clock_seed = now;
 		ret = tr ? __handle_irq_event_traced(desc, &flags) : __handle_irq_event(desc, &flags);
 		desc->status &= ~IRQS_POLLING;
 		if (desc->status & IRQS_PENDING)
@@ -275,15 +285,20 @@ int irq_poll_line(struct irq_desc *desc)
 	return ret;
 }
 
-int irq_poll_line_traced(struct irq_desc *desc, unsigned int why)
+int irq_poll_line(struct irq_desc *desc)
+{
+	return irq_poll_line_at(desc, 0);
+}
+
+int irq_poll_line_traced(struct irq_desc *desc, unsigned int why, uint64_t now)
 {
 	unsigned int irq = desc->irq_data.irq, res;
 	int ret;
 
 	if (!irq_trace_enabled())
-		return irq_poll_line(desc);
+		return irq_poll_line_at(desc, now);
 	irq_trace_record(IRQ_TEV_POLL_START, irq, why, 0);
-	ret = irq_poll_line(desc);
+	ret = irq_poll_line_at(desc, now);
 	res = ret == IRQ_HANDLED ? IRQ_TPOLL_HANDLED : ret == IRQ_NONE ? IRQ_TPOLL_NONE
 	      : ret == -IRQ_EBUSY ? IRQ_TPOLL_BUSY : ret == -IRQ_ENOENT ? IRQ_TPOLL_NOACTION
 	      : ret == -IRQ_EAGAIN ? IRQ_TPOLL_DISABLED : ret == -IRQ_EINPROGRESS ? IRQ_TPOLL_DEFERRED : IRQ_TPOLL_OTHER;
@@ -297,7 +312,7 @@ int irq_poll(unsigned int irq)
 
 	if (!desc)
 		return -IRQ_EINVAL;
-	return irq_poll_line_traced(desc, IRQ_TRACE_WHY_CALLER);
+	return irq_poll_line_traced(desc, IRQ_TRACE_WHY_CALLER, 0);
 }
 
 void irq_poll_schedule(struct irq_desc *desc, uint64_t at_ns)

@@ -254,14 +254,23 @@ struct irq_desc {
 	 * run's owner, read by it alone without the lock (note_interrupt). */
 	bool run_is_poll;
 	/*
-	 * IRQS_INPROGRESS, mirrored for the lock-free readers on other CPUs
-	 * (expect_irq, unexpect_irq: expect.c), which may not read
-	 * desc->status: it is written with plain read-modify-writes under the
-	 * lock, and a lock-free read next to those is a data race. Set and
-	 * cleared with relaxed atomic stores, together with the flag, by the
-	 * run's owner (handle.c).
+	 * The run's clock (__irq_run_now): one reading of irq_port_now_ns()
+	 * shared by what the run's owner does (unexpect_irq, expect_irq and
+	 * note_interrupt of one interrupt). run_clock_cpu is the owner's
+	 * irq_port_cpu_id() + 1 while the run is in progress, 0 otherwise;
+	 * run_clock_ns the reading (0: none yet; a poll starts with the time
+	 * its timer fired, run_clock_seed, set under the lock by the poller).
+	 * Written only by the owner, under the lock at the run's start and end.
+	 * run_clock_cpu is also IRQS_INPROGRESS's mirror for the lock-free
+	 * readers on other CPUs (expect_irq, unexpect_irq: expect.c), which
+	 * may not read desc->status: that is written with plain
+	 * read-modify-writes under the lock, and a lock-free read next to
+	 * those is a data race. Stored atomically, after IRQS_INPROGRESS is
+	 * set and before it is cleared.
 	 */
-	bool running;
+	uint32_t run_clock_cpu;
+	uint64_t run_clock_ns;
+	uint64_t run_clock_seed;
 	/* The counters are per CPU: irq_cpu_stats (above), irq_stat_inc(), __irq_stat_sum(). */
 	/* Replays a pending edge from timer context (after enable_irq, or when
 	 * the replay loop hit IRQ_EDGE_REPLAY_LIMIT). Owned by handle.c. */
@@ -497,8 +506,59 @@ void __irq_account_no_action(struct irq_desc *desc);
  */
 int irq_poll_line(struct irq_desc *desc);
 
-/* irq_poll_line_traced - irq_poll_line between poll_start (@why: IRQ_TRACE_WHY_*) and poll_end events. */
-int irq_poll_line_traced(struct irq_desc *desc, unsigned int why);
+/*
+ * irq_poll_line_traced - irq_poll_line between poll_start (@why:
+ * IRQ_TRACE_WHY_*) and poll_end events; @now (0: none) is the time the
+ * poll was decided, the run's clock (__irq_run_now) until a handler reads
+ * a newer one.
+ */
+int irq_poll_line_traced(struct irq_desc *desc, unsigned int why, uint64_t now);
+
+/*
+ * __irq_run_now - the time, for the owner of the line's current run the
+ * run's clock: read once (or given by the poll that started the run) and
+ * shared by unexpect_irq, expect_irq and note_interrupt of that run, so an
+ * interrupt that completes one command and starts the next reads the
+ * clock once, not three times. It is at most the run's length old (the
+ * run's handlers, with interrupts off); callers that need the time of
+ * this instant (expect_irq's start) use __irq_run_now_fresh.
+ *
+ * Ownership without the lock: run_clock_cpu is this CPU's number + 1 only
+ * while this CPU owns the run (set under the lock with IRQS_INPROGRESS,
+ * cleared by the owner before it lets go), so another CPU never takes it
+ * for its own: it sees 0 or the owner's number, never its own stale one,
+ * since it cleared that itself after its last run. A nested interrupt on
+ * the owner's CPU (ports with priority nesting) may read the clock of the
+ * run it interrupted, earlier than now by at most that run's length.
+ * CONTEXT: any.
+ */
+static inline bool __irq_run_clock_mine(const struct irq_desc *desc)
+{
+	return __atomic_load_n(&desc->run_clock_cpu, __ATOMIC_RELAXED) == irq_port_cpu_id() + 1;
+}
+
+static inline uint64_t __irq_run_now(struct irq_desc *desc)
+{
+	uint64_t now;
+
+	if (!__irq_run_clock_mine(desc))
+		return irq_port_now_ns();
+	if (desc->run_clock_ns)
+		return desc->run_clock_ns;
+	now = irq_port_now_ns();
+	desc->run_clock_ns = now;
+	return now;
+}
+
+/* __irq_run_now_fresh - a new reading, kept as the run's clock when this CPU owns the run. CONTEXT: any. */
+static inline uint64_t __irq_run_now_fresh(struct irq_desc *desc)
+{
+	uint64_t now = irq_port_now_ns();
+
+	if (__irq_run_clock_mine(desc))
+		desc->run_clock_ns = now;
+	return now;
+}
 
 /* irq_poll_schedule - arm the line's poll timer to poll it at @at_ns. CONTEXT: any. */
 void irq_poll_schedule(struct irq_desc *desc, uint64_t at_ns);

@@ -123,6 +123,7 @@ struct irq_expect {
 	uint64_t claim_unhandled;     /* the line's unclaimed interrupts when a poll took the latest completion */
 	uint64_t claim_elapsed_ns;    /* how long after expect_irq that poll found it */
 	uint32_t nr_good;             /* good deliveries towards the verify goal */
+	uint32_t learn_skip;          /* verified: completions since the latest one learned (expect_verified_learn_every) */
 	uint32_t nr_samples;          /* polled deliveries judged for quick mode (tejun2010) */
 	uint32_t nr_quick;            /* of those, found by the first poll */
 	uint64_t completions_irq;     /* completions delivered by interrupt */

@@ -178,6 +178,8 @@
 	  "earliest safety poll of a verified token; bounds its cost to one timer event per this (ns)") \
 	T(expect_verified_recheck_ns, 100 * IRQ_POLICY_MS, 0,                  0, \
 	  "verified tokens of a busy line: once a poll timer expiry found nothing due, the next safety poll comes this much later (ns; 0: after every expect)") \
+	T(expect_verified_learn_every, 8,               1,                   0, \
+	  "verified tokens learn the latency of one interrupt-delivered completion in this many (0, 1: every one)") \
 	T(expect_late_verdict,     1,                   0,                   0, \
 	  "a completion found by polling is judged at the next one: late if an unclaimed interrupt came") \
 	T(expect_unsure_cost,      1,                   0,                   0, \

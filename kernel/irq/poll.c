@@ -121,11 +121,22 @@ static uint64_t __irq_poll_want(struct irq_desc *desc, uint64_t now)
 
 	if (!irq_defences_active() || !desc->action)
 		return 0;
-	want = irq_poll_earliest(__irq_flood_deadline(desc, now), __irq_poll_all_deadline(desc, now));
-	want = irq_poll_earliest(want, __irq_health_deadline(desc));
+	/*
+	 * Each defence is asked only when its state can want a poll (the
+	 * first test each deadline function makes itself, so the answer is
+	 * the same): this runs after every poll of a line whose interrupts are
+	 * lost, and most lines have one defence at work, not five.
+	 */
+	want = def->flood_off || def->flood_testing ? __irq_flood_deadline(desc, now) : 0;
+	if (irq_poll_all_enabled())
+		want = irq_poll_earliest(want, __irq_poll_all_deadline(desc, now));
+	if (def->misroute.active)
+		want = irq_poll_earliest(want, __irq_health_deadline(desc));
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
-		want = irq_poll_earliest(want, __irq_expect_deadline(desc, a, now));
-		want = irq_poll_earliest(want, __irq_watch_deadline(desc, a, now));
+		if (a->expects)
+			want = irq_poll_earliest(want, __irq_expect_deadline(desc, a, now));
+		if (a->watch.flags & IRQ_WAT_WATCHING)
+			want = irq_poll_earliest(want, __irq_watch_deadline(desc, a, now));
 	}
 	if (want && def->polls && want < def->last_poll_ns + IRQ_POLL_MIN_GAP_NS)
 		want = def->last_poll_ns + IRQ_POLL_MIN_GAP_NS;
@@ -282,7 +293,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	unsigned int walked;
 	unsigned long flags;
 	uint64_t now, want, late;
-	int found = irq_poll_line_traced(desc, chain->why);
+	int found = irq_poll_line_traced(desc, chain->why, poll_ns);
 	bool again, deferred;
 	uint32_t gen;
 
@@ -361,7 +372,7 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	if (!irq_defences_active()) {
 		/* Armed by hand (irq_poll_schedule) with the defences off: just poll. */
 		irq_port_unlock_irqrestore(&desc->lock, flags);
-		irq_poll_line_traced(desc, IRQ_TRACE_WHY_HAND);
+		irq_poll_line_traced(desc, IRQ_TRACE_WHY_HAND, 0);
 		return;
 	}
 	if (!desc->action) {
@@ -409,7 +420,7 @@ bool irq_fixup_try_others(struct irq_desc *desc)
 		flags = irq_port_lock_irqsave(&other->lock);
 		shared = __irq_line_shared(other);
 		irq_port_unlock_irqrestore(&other->lock, flags);
-		if (!shared || irq_poll_line_traced(other, IRQ_TRACE_WHY_FIXUP) != IRQ_HANDLED)
+		if (!shared || irq_poll_line_traced(other, IRQ_TRACE_WHY_FIXUP, 0) != IRQ_HANDLED)
 			continue;
 		claimed = true;
 		flags = irq_port_lock_irqsave(&other->lock);

@@ -22,6 +22,16 @@ struct accum_params {
 	uint32_t fast_max;  /* largest delta accumulate_fast() takes, see fast_max_of() */
 };
 
+/*
+ * ktime_get_ns_fast()'s sequence: odd while a writer (under
+ * time_port_irq_save) changes the time state below, bumped again when it
+ * is done. Writers: ktime_get_ns's accumulation, switch_to, clocksource_reset.
+ */
+static uint32_t cs_seq;
+
+/* How often ktime_get_ns_fast() tries for a calm state before it takes the locked path. */
+#define KTIME_FAST_TRIES 4
+
 static struct {
 	struct clocksource *current;
 	struct clocksource *list;
@@ -189,17 +199,82 @@ bool clocksource_accumulate_fast(struct clocksource_accum *a, uint64_t mask, uin
 	return accumulate_delta(a, &p, delta);
 }
 
+/* Around every change of cs_state that ktime_get_ns_fast() reads (the writer holds time_port_irq_save). */
+static inline void cs_write_begin(void)
+{
+	__atomic_store_n(&cs_seq, cs_seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);  /* the odd count before the data */
+}
+
+static inline void cs_write_end(void)
+{
+	__atomic_store_n(&cs_seq, cs_seq + 1, __ATOMIC_RELEASE);  /* the data before the even count */
+}
+
 uint64_t ktime_get_ns(void)
 {
 	unsigned long flags = time_port_irq_save();
 	struct clocksource *cs = cs_state.current;
 	uint64_t ns;
 
-	if (cs)
+	if (cs) {
+		cs_write_begin();
 		accumulate(cs->read(cs));
+		cs_write_end();
+	}
 	ns = cs_state.acc.base_ns;
 	time_port_irq_restore(flags);
 	return ns;
+}
+
+/*
+ * ktime_get_ns_fast - ktime_get_ns() without its lock and without writing:
+ * the time at the counter's reading, from a snapshot of the state the last
+ * accumulation left (base_ns + frac at cycle_last), by the same one-multiply
+ * form, so it equals what ktime_get_ns() would return at that reading, bit
+ * for bit. A seqlock read: the sequence (acquire) before the snapshot, an
+ * acquire fence and the sequence again after it; a changed or odd sequence
+ * means a writer was in it (the snapshot may be torn: the 64-bit fields
+ * are two loads on i686), so try again. The plain loads of the snapshot
+ * race with the writer by design and are only used when the sequence says
+ * they did not. Not the fast form's case (no source, a delta of 2^32 or
+ * more: the state was not accumulated for long; or a counter behind
+ * cycle_last: another CPU's counter behind this one's), or a writer busy
+ * KTIME_FAST_TRIES times: ktime_get_ns(). Monotonic on one CPU; across
+ * CPUs as far as their counters agree (ktime_get_ns() also hides a
+ * counter that lags another CPU's by returning the later time).
+ * CONTEXT: any.
+ */
+uint64_t ktime_get_ns_fast(void)
+{
+	unsigned int tries;
+
+	for (tries = 0; tries < KTIME_FAST_TRIES; tries++) {
+		uint32_t seq = __atomic_load_n(&cs_seq, __ATOMIC_ACQUIRE), mult, shift, fast_max, frac;
+		struct clocksource *cs;
+		uint64_t base, last, mask, delta;
+
+		if (seq & 1)
+			continue;
+		cs = cs_state.current;
+		base = cs_state.acc.base_ns;
+		frac = cs_state.acc.frac;
+		last = cs_state.cycle_last;
+		mask = cs_state.p.mask;
+		mult = cs_state.p.mult;
+		shift = cs_state.p.shift;
+		fast_max = cs_state.p.fast_max;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&cs_seq, __ATOMIC_RELAXED) != seq)
+			continue;
+		if (!cs)
+			break;
+		delta = (cs->read(cs) - last) & mask;
+		if ((uint32_t)(delta >> 32) != 0 || (uint32_t)delta > fast_max)
+			break;
+		return base + (((uint64_t)(uint32_t)delta * mult + frac) >> shift);
+	}
+	return ktime_get_ns();
 }
 
 const struct clocksource *clocksource_current(void)
@@ -245,12 +320,14 @@ static void switch_to(struct clocksource *cs)
 {
 	struct clocksource *old = cs_state.current;
 
+	cs_write_begin();
 	if (old)
 		accumulate(old->read(old));
 	cs_state.current = cs;
 	params_set(&cs_state.p, cs->mask, cs->mult, cs->shift);
 	cs_state.cycle_last = cs->read(cs);
 	cs_state.acc.frac = 0;
+	cs_write_end();
 }
 
 /* Whether @a should replace current @b: the preferred source beats every
@@ -332,6 +409,7 @@ int clocksource_prefer(const char *name)
 
 void clocksource_reset(uint32_t hz)
 {
+	cs_write_begin();
 	cs_state.preferred[0] = 0;
 	cs_state.current = NULL;
 	cs_state.list = NULL;
@@ -341,6 +419,7 @@ void clocksource_reset(uint32_t hz)
 	params_set(&cs_state.p, 0, 0, 0); /* no source: nothing reads them */
 	cs_state.cycle_last = 0;
 	cs_state.backwards = 0;
+	cs_write_end();
 	jiffies_clocksource.freq_hz = hz;
 	jiffies_clocksource.mult = 0;
 	jiffies_clocksource.next = NULL;

@@ -104,4 +104,14 @@ uint64_t clocksource_freq_hz(const struct clocksource *cs);
  */
 uint64_t ktime_get_ns(void);
 
+/*
+ * ktime_get_ns_fast - the same time without a lock and without writing
+ * (a seqlock read of the state the last ktime_get_ns() left): for hot
+ * paths that read the clock per interrupt. Monotonic on one CPU; across
+ * CPUs only as far as their counters agree, where ktime_get_ns() never
+ * goes back. Falls back to ktime_get_ns() when the fast form does not
+ * apply. CONTEXT: any, including interrupt handlers.
+ */
+uint64_t ktime_get_ns_fast(void);
+
 #endif

@@ -120,10 +120,20 @@ static struct irq_port_timer *timers;   /* pending, unsorted */
 static uint64_t virtual_now_ns;
 static uint64_t arm_seq;
 
-uint64_t irq_port_now_ns(void)
+static uint64_t now_calls;   /* irq_port_now_ns calls: the clock reads of the core (the harness reads irq_host_now_ns) */
+
+uint64_t irq_host_now_ns(void)
 {
 	return __atomic_load_n(&virtual_now_ns, __ATOMIC_ACQUIRE);
 }
+
+uint64_t irq_port_now_ns(void)
+{
+	__atomic_add_fetch(&now_calls, 1, __ATOMIC_RELAXED);
+	return irq_host_now_ns();
+}
+
+uint64_t irq_host_now_count(void) { return __atomic_load_n(&now_calls, __ATOMIC_RELAXED); }
 
 /* Take @timer off the list (timer_mutex held). RETURNS whether it was pending. */
 static bool timer_unlink(struct irq_port_timer *timer)
@@ -199,7 +209,7 @@ static struct irq_port_timer *timer_first_due(uint64_t until)
 
 unsigned long irq_host_advance_ns(uint64_t delta_ns)
 {
-	uint64_t target = irq_port_now_ns() + delta_ns;
+	uint64_t target = irq_host_now_ns() + delta_ns;
 	unsigned long fired = 0;
 
 	if (nr_held)

@@ -88,6 +88,8 @@ static inline unsigned int irq_port_cpu_id(void)
 }
 uint64_t irq_host_relax_count(void);      /* irq_port_cpu_relax calls, all threads */
 uint64_t irq_host_lock_count(void);       /* irq_port_lock_irqsave calls, all threads */
+uint64_t irq_host_now_count(void);        /* irq_port_now_ns calls (the core's clock reads), all threads */
+uint64_t irq_host_now_ns(void);           /* the virtual clock, for the harness: not counted */
 
 /* ---- captured log ---------------------------------------------------------- */
 

@@ -216,6 +216,94 @@ static void the_verified_path_takes_no_lock_and_arms_no_timer(void **state)
 	sim_dev_detach(&d);
 }
 
+/* A PIO-like device: the handler completes one operation and starts the next (unexpect, then expect, in one run). */
+static struct sim_dev pio_disk(void)
+{
+	struct sim_dev d = disk();
+
+	d.start_in_handler = true;
+	return d;
+}
+
+/*
+ * Issue 19: the clock reads of a healthy verified line. One interrupt that
+ * completes an operation and starts the next shares one reading among
+ * unexpect_irq, expect_irq and note_interrupt (the run's clock), and a
+ * verified token learns the latency of one completion in
+ * expect_verified_learn_every, so unexpect_irq reads no clock for the
+ * others: irqkit about 1 + 1/8 reads per completion, tejun2010 (learns
+ * every one) 2, mainline (no expecting) 1. Before: 3, 3 and 1.
+ */
+static void a_healthy_verified_line_reads_the_clock_about_once_per_interrupt(void **state)
+{
+	const struct irq_policy *p = sim_case_start(state, NULL);
+	struct sim_dev d = pio_disk();
+	uint64_t reads, done, allowed;
+
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	sim_run_for(SIM_S);
+	if (p->expect_on)
+		assert_true(d.exp->state & IRQ_EXP_VERIFIED);
+	reads = irq_host_now_count();
+	done = d.by_irq;
+	sim_run_for(SIM_S);
+	reads = irq_host_now_count() - reads;
+	done = d.by_irq - done;
+	print_message("%s: %llu clock reads for %llu completions by interrupt\n", p->name,
+		      (unsigned long long)reads, (unsigned long long)done);
+	assert_true(done > 1000);
+	/* Per completion: expect_irq's reading, unexpect_irq's one in N; the poll timer's rare looks on top. */
+	if (!p->expect_on)
+		allowed = done;
+	else if (p->expect_verified_learn_every > 1)
+		allowed = done + done / p->expect_verified_learn_every;
+	else
+		allowed = 2 * done;
+	assert_true(reads <= allowed + done / 100);
+	sim_dev_detach(&d);
+}
+
+/*
+ * Learning on a sample: a verified token follows a device that became
+ * twice as slow, one completion in expect_verified_learn_every at a time
+ * (irqkit), every completion in tejun2010's.
+ */
+static void a_verified_token_learns_a_slower_device_from_a_sample_of_completions(void **state)
+{
+	const struct irq_policy *p = sim_case_start(state, NULL);
+	struct sim_dev d = pio_disk();
+	uint64_t done;
+
+	if (!p->expect_on) {
+		skip();
+		return;
+	}
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	sim_run_for(SIM_S);
+	assert_true(d.exp->state & IRQ_EXP_VERIFIED);
+	assert_true(d.exp->latency_avg_ns < DEV_LATENCY_NS + 2 * SIM_IRQ_COST_NS);
+	d.latency_ns = 2 * DEV_LATENCY_NS;
+	/* 16 completions at the new latency: 16 samples, or 2 of them. */
+	for (done = d.by_irq; d.by_irq < done + 16;)
+		sim_run_for(10 * SIM_US);
+	print_message("%s: average %llu us after 16 slower completions\n", p->name,
+		      (unsigned long long)(d.exp->latency_avg_ns / SIM_US));
+	if (p->expect_verified_learn_every > 1)
+		assert_true(d.exp->latency_avg_ns < DEV_LATENCY_NS * 3 / 2);   /* (7/8)^2 of the way left */
+	else
+		assert_true(d.exp->latency_avg_ns > DEV_LATENCY_NS * 7 / 4);   /* (7/8)^16 of the way left */
+	/* And it gets there: 400 more (50 samples). */
+	for (done = d.by_irq; d.by_irq < done + 400;)
+		sim_run_for(SIM_MS);
+	assert_true(d.exp->latency_avg_ns > DEV_LATENCY_NS * 19 / 10);
+	assert_true(d.exp->state & IRQ_EXP_VERIFIED);
+	sim_dev_detach(&d);
+}
+
 /* Latency of the first completion that came by polling. */
 static uint64_t first_poll_latency;
 static void note_first_polled(struct sim_dev *d, bool by_poll, uint64_t latency)
@@ -920,6 +1008,8 @@ int main(void)
 		SIM_CASE(dead_pool_tokens_are_reused_only_after_free_ones),
 		SIM_CASE(storage_that_is_no_token_is_refused),
 		SIM_CASES_PER_PROFILE(nothing_completes_twice_when_polls_and_interrupts_race),
+		SIM_CASES_PER_PROFILE(a_healthy_verified_line_reads_the_clock_about_once_per_interrupt),
+		SIM_CASES_PER_PROFILE(a_verified_token_learns_a_slower_device_from_a_sample_of_completions),
 	};
 
 	sim_filter_from_env();

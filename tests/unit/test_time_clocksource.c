@@ -442,6 +442,37 @@ static void fast_and_general_accumulation_agree_for_random_sources(void **state)
 
 /* A 64-bit counter read at gaps either side of 2^32 cycles: ktime takes the
  * fast form for some and the general one for others, and stays exact. */
+/*
+ * ktime_get_ns_fast (issue 19: the interrupt core's clock): the value
+ * ktime_get_ns() would return at the same counter reading, bit for bit,
+ * without advancing the state; a counter behind the last accumulation and
+ * a delta past the fast form go the locked way (backwards: the later time).
+ */
+static void the_lock_free_read_equals_ktime_at_the_same_reading(void **state)
+{
+	uint64_t seed = 12345, a, b, steps;
+
+	(void)state;
+	fake_clocksource_init(&cs_a, "hpet", HPET_HZ, MASK32, 250);
+	assert_true(clocksource_register(&cs_a) >= 0);
+	fake_counter = MASK32 - 5000;    /* a wrap in the first steps */
+	(void)ktime_get_ns();
+	for (steps = 0; steps < 2000; steps++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		fake_counter += (seed >> 33) % (HPET_HZ / 10);
+		a = ktime_get_ns_fast();
+		b = ktime_get_ns_fast();   /* nothing accumulated: the same answer */
+		assert_int_equal(a, b);
+		if (steps % 3 == 0)
+			assert_int_equal(ktime_get_ns(), a);   /* which the locked read agrees with */
+	}
+	a = ktime_get_ns();
+	fake_counter -= 5;               /* a glitch behind the last accumulation */
+	assert_int_equal(ktime_get_ns_fast(), a);
+	fake_counter += 5 + MASK32 / 2 + 10;   /* past the fast form: the locked read's wrap-and-ignore */
+	assert_int_equal(ktime_get_ns_fast(), a);
+}
+
 static void ktime_stays_exact_across_the_fast_forms_limit(void **state)
 {
 	const uint64_t steps[] = { UINT32_MAX, UINT64_C(1) << 32, (UINT64_C(1) << 32) + 1, 1, 12345,
@@ -466,6 +497,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(ktime_never_goes_backwards_across_a_32_bit_counter_wrap, reset, check),
 		cmocka_unit_test_setup_teardown(a_16_bit_pit_counter_wrapping_every_55_ms_keeps_exact_time, reset, check),
 		cmocka_unit_test_setup_teardown(a_counter_that_steps_backwards_is_ignored_not_taken_as_a_wrap, reset, check),
+		cmocka_unit_test_setup_teardown(the_lock_free_read_equals_ktime_at_the_same_reading, reset, check),
 		cmocka_unit_test_setup_teardown(a_better_clock_source_takes_over_without_a_jump, reset, check),
 		cmocka_unit_test_setup_teardown(a_preferred_clock_source_is_used_whatever_the_ratings, reset, check),
 		cmocka_unit_test_setup_teardown(driver_supplied_mult_and_shift_are_used_as_given, reset, check),

@@ -171,6 +171,25 @@ void usb_intr_kill(struct usb_intr_pipe *p)
 	F.kills++;
 }
 
+/* The controller's lock (the kernel: uhci.c's): taken by the repeat timer, never nested. */
+static bool pipe_locked;
+
+unsigned long usb_pipe_lock(struct usb_intr_pipe *p)
+{
+	assert_ptr_equal(p, F.pipe);
+	assert_false(pipe_locked);
+	pipe_locked = true;
+	return 0x1234;
+}
+
+void usb_pipe_unlock(struct usb_intr_pipe *p, unsigned long flags)
+{
+	assert_ptr_equal(p, F.pipe);
+	assert_true(pipe_locked);
+	assert_int_equal(flags, 0x1234);
+	pipe_locked = false;
+}
+
 int usb_clear_halt(struct usb_device *d, const struct usb_endpoint *ep)
 {
 	(void)d;

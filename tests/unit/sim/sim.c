@@ -29,7 +29,7 @@ static void __attribute__((format(printf, 1, 2))) sim_error(const char *fmt, ...
 
 unsigned int sim_chip_errors(void) { return chip_errors; }
 const char *sim_chip_first_error(void) { return chip_first_error; }
-uint64_t sim_now(void) { return irq_port_now_ns(); }
+uint64_t sim_now(void) { return irq_host_now_ns(); }
 
 struct sim_line *sim_line(unsigned int irq)
 {
@@ -67,7 +67,7 @@ static void line_kick(struct sim_line *l)
 
 	if (!line_signals(l) || irq_port_timer_pending(&l->deliver))
 		return;
-	at = irq_port_now_ns() + SIM_IRQ_COST_NS;
+	at = irq_host_now_ns() + SIM_IRQ_COST_NS;
 	if (l->take_delay_ns && sim_chance(&l->take_rng, l->take_delay_ppm)) {
 		at += l->take_delay_ns;
 		l->delayed_takes++;
@@ -95,7 +95,7 @@ static void line_deliver(void *arg)
 static void line_record(struct sim_line *l, bool masked)
 {
 	if (l->nr_history < SIM_MASK_HISTORY)
-		l->history[l->nr_history++] = (struct sim_mask_event){ irq_port_now_ns(), masked, l->delivered };
+		l->history[l->nr_history++] = (struct sim_mask_event){ irq_host_now_ns(), masked, l->delivered };
 }
 
 static void chip_mask(struct irq_data *d)
@@ -106,7 +106,7 @@ static void chip_mask(struct irq_data *d)
 		sim_error("mask of line %u, which is masked", d->irq);
 	l->masked = true;
 	l->masks++;
-	l->last_mask_ns = irq_port_now_ns();
+	l->last_mask_ns = irq_host_now_ns();
 	line_record(l, true);
 }
 
@@ -118,7 +118,7 @@ static void chip_unmask(struct irq_data *d)
 		sim_error("unmask of line %u, which is unmasked", d->irq);
 	l->masked = false;
 	l->unmasks++;
-	l->last_unmask_ns = irq_port_now_ns();
+	l->last_unmask_ns = irq_host_now_ns();
 	line_record(l, false);
 	line_kick(l);
 }

@@ -16,7 +16,7 @@ static unsigned int dev_raise_line(const struct sim_dev *d)
 /* The interrupt of the current loss probability: lost? */
 static bool dev_loses_irq(struct sim_dev *d)
 {
-	bool changed = (d->loss_change_at_ns && irq_port_now_ns() >= d->loss_change_at_ns) ||
+	bool changed = (d->loss_change_at_ns && irq_host_now_ns() >= d->loss_change_at_ns) ||
 		       (d->loss_change_after_ops && d->op > d->loss_change_after_ops);
 	uint32_t ppm = changed ? d->loss_ppm_after : d->loss_ppm;
 
@@ -52,11 +52,11 @@ static void dev_complete(void *arg)
 		return;
 	}
 	if (d->late_irq_op && d->op == d->late_irq_op && !d->level) {
-		irq_port_timer_arm(&d->late_irq_timer, irq_port_now_ns() + d->late_irq_ns);
+		irq_port_timer_arm(&d->late_irq_timer, irq_host_now_ns() + d->late_irq_ns);
 		return;
 	}
 	if (d->irq_delay_ns && !d->level) {
-		irq_port_timer_arm(&d->late_irq_timer, irq_port_now_ns() + d->irq_delay_ns);
+		irq_port_timer_arm(&d->late_irq_timer, irq_host_now_ns() + d->irq_delay_ns);
 		return;
 	}
 	if (d->level)
@@ -69,7 +69,7 @@ static void dev_complete(void *arg)
 static void dev_next(void *arg)
 {
 	struct sim_dev *d = arg;
-	uint64_t now = irq_port_now_ns(), latency = d->latency_ns;
+	uint64_t now = irq_host_now_ns(), latency = d->latency_ns;
 
 	if (!d->running || d->busy)
 		return;
@@ -93,7 +93,7 @@ static void dev_finish(struct sim_dev *d)
 	d->done = false;
 	irq_port_timer_cancel(&d->timeout_timer);
 	if (d->running)
-		irq_port_timer_arm(&d->next_timer, irq_port_now_ns() + d->think_ns);
+		irq_port_timer_arm(&d->next_timer, irq_host_now_ns() + d->think_ns);
 }
 
 /* Event: the driver gave up waiting. */
@@ -123,7 +123,7 @@ static irqreturn_t dev_handler(unsigned int irq, void *dev_id)
 	d->handler_polls += polled;
 	if (!d->done)
 		return IRQ_NONE;
-	latency = irq_port_now_ns() - d->op_started_ns;
+	latency = irq_host_now_ns() - d->op_started_ns;
 	d->done = false;
 	dev_lower(d);
 	if (d->completed_op == d->op)
@@ -174,7 +174,7 @@ int sim_dev_attach(struct sim_dev *d)
 void sim_dev_start(struct sim_dev *d, uint64_t delay_ns)
 {
 	d->running = true;
-	irq_port_timer_arm(&d->next_timer, irq_port_now_ns() + delay_ns);
+	irq_port_timer_arm(&d->next_timer, irq_host_now_ns() + delay_ns);
 }
 
 void sim_dev_stop(struct sim_dev *d)
@@ -201,7 +201,7 @@ void sim_dev_detach(struct sim_dev *d)
 static void source_event(void *arg)
 {
 	struct sim_source *s = arg;
-	uint64_t now = irq_port_now_ns();
+	uint64_t now = irq_host_now_ns();
 
 	if (s->stop_ns && now >= s->stop_ns) {
 		s->active = false;
