@@ -165,6 +165,11 @@ docs-test:
 test-matrix: all
 	cd tests/qemu && IRQKIT_MATRIX=full $(PYTHON) -m pytest -q -rfE test_matrix.py $(PYTEST_ARGS)
 
+# The long variant of the SMP race test (tests/qemu/test_smp_race.py): more data, every irqpolicy.
+.PHONY: test-race
+test-race: all
+	cd tests/qemu && IRQKIT_RACE=full $(PYTHON) -m pytest -q -rfE test_smp_race.py $(PYTEST_ARGS)
+
 # Bochs 2.7, a second PC model (tests/bochs; three boots, about 35 s).
 .PHONY: test-bochs
 test-bochs: all

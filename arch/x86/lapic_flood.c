@@ -1,10 +1,13 @@
 /*
  * lapic_flood.c - the fault `spurious-flood:LINE[/HZ]`: a flood of spurious
- * edges on an otherwise healthy line, delivered for real. An hrtimer sends
- * the boot CPU a self-IPI (local APIC interrupt command register, fixed
- * delivery, shorthand "self"; Intel SDM vol. 3A section 11.6.1) on the
- * vector of kernel/irq line LINE (IOAPIC_VECTOR_BASE + GSI) HZ times a
- * second. To the CPU each IPI is indistinguishable from an edge the IOAPIC
+ * edges on an otherwise healthy line, delivered for real. An hrtimer (on
+ * CPU 0, like every timer) sends an IPI (local APIC interrupt command
+ * register, fixed delivery, physical destination; Intel SDM vol. 3A section
+ * 11.6.1) on the vector of kernel/irq line LINE (IOAPIC_VECTOR_BASE + GSI)
+ * HZ times a second, to the CPU the line's IOAPIC entry names: the first
+ * online CPU of its affinity mask, looked up for every IPI, so the flood
+ * follows the line when `affinity` moves it (a self-IPI when that is CPU 0).
+ * A line on CPU 1 floods CPU 1 while CPU 0 runs the shell and the polls. To the CPU each IPI is indistinguishable from an edge the IOAPIC
  * delivered on that pin: it runs the line's flow handler and its drivers'
  * handlers, which find their device with nothing to say and return
  * IRQ_NONE. That is what kernel/irq's flood defence (spurious.c) is for.
@@ -27,7 +30,9 @@
 #include <stdint.h>
 #include <asm/apic.h>
 #include <asm/cpu.h>
+#include <asm/smp.h>
 #include <asm/x86_irq.h>
+#include <irq/irqchip.h>
 #include <irq/stats.h>
 #include <kernel/cmdline.h>
 #include <kernel/errno.h>
@@ -40,6 +45,7 @@
 #define FLOOD_ICR_DM_FIXED      0x00000000u  /* bits 10:8 = 000: fixed delivery of the vector */
 #define FLOOD_ICR_LEVEL_ASSERT  0x00004000u  /* bit 14: assert (required for fixed delivery) */
 #define FLOOD_ICR_SHORTHAND_SELF 0x00040000u /* bits 19:18 = 01: to this CPU only */
+#define FLOOD_ICR_DEST_SHIFT    24           /* ICR high bits 31:24: the physical destination APIC ID */
 #define FLOOD_ICR_SEND_PENDING  0x00001000u  /* bit 12: the previous IPI is not yet accepted */
 
 /* The fault's tunables. */
@@ -68,8 +74,20 @@ static struct {
 	uint64_t sent;          /* IPIs written to the ICR */
 	uint64_t busy;          /* periods skipped because the previous IPI was still pending */
 	uint64_t late;          /* periods skipped because the timer ran late (no catch-up bursts) */
+	uint64_t per_cpu[SMP_MAX_CPUS]; /* IPIs sent to each CPU */
 	struct hrtimer timer;
 } flood;
+
+/* The CPU the line's interrupts go to: the first online CPU of its mask (ioapic_set_affinity's rule). */
+static unsigned int flood_target_cpu(void)
+{
+	irq_cpumask_t mask = irq_get_affinity(flood.line);
+
+	for (unsigned int cpu = 0; cpu < SMP_MAX_CPUS; cpu++)
+		if ((mask & ((irq_cpumask_t)1 << cpu)) && smp_cpu_online(cpu))
+			return cpu;
+	return 0;
+}
 
 static void flood_tick(struct hrtimer *t)
 {
@@ -80,9 +98,17 @@ static void flood_tick(struct hrtimer *t)
 	if (lapic_read(LAPIC_REG_ICR_LOW) & FLOOD_ICR_SEND_PENDING) {
 		flood.busy++;
 	} else {
-		lapic_write(LAPIC_REG_ICR_HIGH, 0);
-		lapic_write(LAPIC_REG_ICR_LOW, FLOOD_ICR_SHORTHAND_SELF | FLOOD_ICR_LEVEL_ASSERT |
-					       FLOOD_ICR_DM_FIXED | flood.vector);
+		unsigned int cpu = flood_target_cpu();
+
+		if (cpu == smp_processor_id()) {
+			lapic_write(LAPIC_REG_ICR_HIGH, 0);
+			lapic_write(LAPIC_REG_ICR_LOW, FLOOD_ICR_SHORTHAND_SELF | FLOOD_ICR_LEVEL_ASSERT |
+						       FLOOD_ICR_DM_FIXED | flood.vector);
+		} else {
+			lapic_write(LAPIC_REG_ICR_HIGH, cpu_data[cpu].apic_id << FLOOD_ICR_DEST_SHIFT);
+			lapic_write(LAPIC_REG_ICR_LOW, FLOOD_ICR_LEVEL_ASSERT | FLOOD_ICR_DM_FIXED | flood.vector);
+		}
+		flood.per_cpu[cpu]++;
 		flood.sent++;
 	}
 	now = ktime_get_ns();
@@ -145,6 +171,7 @@ static int flood_on(const char *arg)
 	flood.vector = (unsigned int)vector;
 	flood.period_ns = FLOOD_NS_PER_S / hz;
 	flood.sent = flood.busy = flood.late = 0;
+	memset(flood.per_cpu, 0, sizeof(flood.per_cpu));
 	hrtimer_setup(&flood.timer, flood_tick, NULL);
 	flags = irq_save_flags();
 	flood.on = true;
@@ -156,9 +183,9 @@ static int flood_on(const char *arg)
 	irq_restore_flags(flags);
 	if (err)
 		return err;
-	pr_info("spurious-flood: self-IPIs on vector %#04x (line %u, %u handler(s): %s) at %lu/s\n",
+	pr_info("spurious-flood: IPIs on vector %#04x (line %u, %u handler(s): %s) at %lu/s to the line's CPU (now CPU %u)\n",
 		flood.vector, flood.line, s.nr_actions, s.nr_actions ? "each finds nothing to do" : "none",
-		hz);
+		hz, flood_target_cpu());
 	return 0;
 }
 
@@ -177,9 +204,12 @@ static int flood_off(void)
 	pr_info("spurious-flood: stopped on line %u after %llu ms: %llu IPIs sent, %llu skipped (previous "
 		"still pending), %llu periods missed (timer late)\n", flood.line, (unsigned long long)ms,
 		(unsigned long long)flood.sent, (unsigned long long)flood.busy, (unsigned long long)flood.late);
+	for (unsigned int cpu = 0; cpu < SMP_MAX_CPUS; cpu++)
+		if (flood.per_cpu[cpu])
+			pr_info("spurious-flood: %llu IPIs to CPU %u\n", (unsigned long long)flood.per_cpu[cpu], cpu);
 	return 0;
 }
 
 FAULT(spurious_flood, "spurious-flood", "LINE[/HZ]",
-      "self-IPIs on LINE's vector HZ times a second (default 20000): spurious edges (IOAPIC mode)",
+      "IPIs on LINE's vector to the line's CPU HZ times a second (default 20000): spurious edges (IOAPIC mode)",
       flood_on, flood_off);

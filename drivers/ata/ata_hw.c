@@ -70,6 +70,7 @@ irqreturn_t ata_hw_interrupt(unsigned int irq, void *dev_id)
 	irqreturn_t ret = ata_interrupt(irq, dev_id);
 	uint32_t waiter = ata_waiter_cpu;
 
+	ata_race_learn(dev_id, ret);
 	ata_hw_irq_restore(flags);
 	if (ret == IRQ_HANDLED && waiter != smp_processor_id())
 		smp_send_wakeup(waiter);
@@ -147,6 +148,7 @@ bool ata_hw_expect_init(struct ata_channel *ch)
 void ata_hw_expect(struct ata_channel *ch)
 {
 	expect_irq(ch->expect);
+	ata_race_aim(ch);
 }
 
 void ata_hw_unexpect(struct ata_channel *ch, bool timedout)

@@ -266,6 +266,10 @@ void ata_hw_wait(struct ata_channel *ch, uint64_t deadline_ns);
 bool ata_hw_expect_init(struct ata_channel *ch);   /* get ch->expect; false: no defence */
 void ata_hw_expect(struct ata_channel *ch);
 void ata_hw_unexpect(struct ata_channel *ch, bool timedout);
+/* The fault ata-race (ata_race.c): aim a poll at @ch's phase just opened; learn from a claim by interrupt; print. */
+void ata_race_aim(struct ata_channel *ch);
+void ata_race_learn(struct ata_channel *ch, irqreturn_t ret);
+void ata_race_print(void);
 /* A command begins (@end false, @value: its opcode) or ends (@value: status, bit 8 set on failure): a trace event (docs/trace.md). */
 void ata_hw_trace_cmd(struct ata_channel *ch, bool end, uint32_t value);
 void ata_hw_watch(struct ata_channel *ch);

@@ -104,7 +104,7 @@ IRQ_ALWAYS_INLINE irqreturn_t handle_irq_event(struct irq_desc *desc, unsigned l
 	__irq_poll_want_moved(desc);  /* the run may have changed any defence's state */
 
 	*flags = irq_port_lock_irqsave(&desc->lock);
-	now = polled && desc->def.poll_claims_open ? __irq_run_now(desc) : 0;
+	now = polled && desc->def.poll_claims_open ? __irq_run_clock_owner(desc) : 0;
 	/* Before IRQS_INPROGRESS goes: this CPU owns the run's clock no more (internals.h). */
 	__atomic_store_n(&desc->run_clock_cpu, 0, __ATOMIC_RELAXED);
 	desc->status &= ~IRQS_INPROGRESS;

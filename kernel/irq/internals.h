@@ -550,6 +550,18 @@ static inline uint64_t __irq_run_now(struct irq_desc *desc)
 	return now;
 }
 
+/*
+ * __irq_run_clock_owner - __irq_run_now for a caller that owns the run by
+ * contract (note_interrupt, the end of the run in handle.c): no ownership
+ * test. CONTEXT: the owner of the run.
+ */
+static inline uint64_t __irq_run_clock_owner(struct irq_desc *desc)
+{
+	if (!desc->run_clock_ns)
+		desc->run_clock_ns = irq_port_now_ns();
+	return desc->run_clock_ns;
+}
+
 /* __irq_run_now_fresh - a new reading, kept as the run's clock when this CPU owns the run. CONTEXT: any. */
 static inline uint64_t __irq_run_now_fresh(struct irq_desc *desc)
 {

@@ -272,6 +272,7 @@ struct irq_poll_chain {
 	unsigned int why;     /* IRQ_TRACE_WHY_* of this expiry, for the trace (0 when not tracing) */
 	unsigned int polls;   /* polled back to back so far, after the first */
 	uint64_t spin_until;  /* empty polls may follow until then (0: not after a find) */
+	uint64_t now;         /* the time read after the latest poll: the next one's, when it runs at once */
 };
 
 /*
@@ -298,6 +299,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	uint32_t gen;
 
 	now = irq_port_now_ns();
+	chain->now = now;
 	flags = irq_port_lock_irqsave(&desc->lock);
 	def->last_poll_ns = now;
 	/* A real poll: the recheck (expect.c) counts from here no more. */
@@ -401,8 +403,9 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	chain.why = irq_trace_enabled() ? __irq_poll_why(desc, now) : 0;
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 
+	/* A poll run at once after another is at the time read after that one (a few hundred instructions ago). */
 	while (irq_poll_timer_poll(desc, now, &chain))
-		now = irq_port_now_ns();
+		now = chain.now;
 }
 
 bool irq_fixup_try_others(struct irq_desc *desc)

@@ -371,7 +371,7 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 {
 	const struct irq_policy *p = irq_policy();
 	struct irq_flood_segment *seg = &desc->def.seg;
-	uint64_t now = __irq_run_now(desc);  /* the run's: its handler may have read the clock already */
+	uint64_t now = __irq_run_clock_owner(desc);  /* the run's: its handler may have read the clock already */
 
 	if (ret != IRQ_HANDLED && !(irq_fixup_enabled() && irq_fixup_try_others(desc))) {
 		/* Mainline: an unclaimed interrupt long after the last one starts the count again. */
@@ -418,13 +418,13 @@ void note_interrupt(struct irq_desc *desc, irqreturn_t ret)
 			/* Perhaps the interrupt of work a watch poll took just before: late, not lost. */
 			unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 
-			__irq_watch_unclaimed(desc, __irq_run_now(desc));
+			__irq_watch_unclaimed(desc, __irq_run_clock_owner(desc));
 			irq_port_unlock_irqrestore(&desc->lock, flags);
 		}
 	} else if (__atomic_load_n(&desc->def.watching, __ATOMIC_RELAXED)) {
 		unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 
-		__irq_watch_update(desc, __irq_run_now(desc));
+		__irq_watch_update(desc, __irq_run_clock_owner(desc));
 		irq_port_unlock_irqrestore(&desc->lock, flags);
 	}
 }

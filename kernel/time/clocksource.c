@@ -250,29 +250,31 @@ uint64_t ktime_get_ns_fast(void)
 	unsigned int tries;
 
 	for (tries = 0; tries < KTIME_FAST_TRIES; tries++) {
-		uint32_t seq = __atomic_load_n(&cs_seq, __ATOMIC_ACQUIRE), mult, shift, fast_max, frac;
-		struct clocksource *cs;
-		uint64_t base, last, mask, delta;
+		uint32_t seq = __atomic_load_n(&cs_seq, __ATOMIC_ACQUIRE);
+		struct clocksource *cs = cs_state.current;
+		uint64_t delta, ns;
+		bool fast;
 
-		if (seq & 1)
+		if ((seq & 1) || !cs)
 			continue;
-		cs = cs_state.current;
-		base = cs_state.acc.base_ns;
-		frac = cs_state.acc.frac;
-		last = cs_state.cycle_last;
-		mask = cs_state.p.mask;
-		mult = cs_state.p.mult;
-		shift = cs_state.p.shift;
-		fast_max = cs_state.p.fast_max;
+		/*
+		 * The counter first, then the snapshot, and the arithmetic done
+		 * before the sequence is checked (its result is dropped if the
+		 * snapshot was torn), so that little has to live across the
+		 * call and the fence. A writer that accumulated between the
+		 * reading and the snapshot left a cycle_last past the reading:
+		 * the delta test sends that to the locked path.
+		 */
+		delta = (cs->read(cs) - cs_state.cycle_last) & cs_state.p.mask;
+		fast = (uint32_t)(delta >> 32) == 0 && (uint32_t)delta <= cs_state.p.fast_max;
+		ns = cs_state.acc.base_ns +
+		     (((uint64_t)(uint32_t)delta * cs_state.p.mult + cs_state.acc.frac) >> cs_state.p.shift);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&cs_seq, __ATOMIC_RELAXED) != seq)
 			continue;
-		if (!cs)
+		if (!fast)
 			break;
-		delta = (cs->read(cs) - last) & mask;
-		if ((uint32_t)(delta >> 32) != 0 || (uint32_t)delta > fast_max)
-			break;
-		return base + (((uint64_t)(uint32_t)delta * mult + frac) >> shift);
+		return ns;
 	}
 	return ktime_get_ns();
 }

@@ -56,7 +56,7 @@ LIVELOCK_S = 30                  # a cpuload that does not answer in this much h
 STAMP = r"^\[\s*(\d+\.\d+)\] "
 SOURCES = {
     # name: (mode append, QEMU extra, line, inject spec, the log line that says the storm starts)
-    "spurious-flood": ("", [], 14, "spurious-flood:14", r"spurious-flood: self-IPIs on vector"),
+    "spurious-flood": ("", [], 14, "spurious-flood:14", r"spurious-flood: IPIs on vector"),
     "e1000-storm/noapic": ("noapic", ["-device", "e1000,addr=03.0", "-usb"], 11, "e1000-storm",
                            r"e1000-storm: writing IMS and ICS"),
     "e1000-storm/ioapic": ("", ["-device", "e1000,addr=03.0", "-usb"], 11, "e1000-storm",

@@ -168,3 +168,28 @@ def test_uhci_misroute_is_found_by_irq_watching_polls(traces):
     assert ev(events, "verdict", 11, kind="watch_polled")
     xfers = ev(events, "drv", 11, name="uhci_xfer")
     assert xfers and [e.f["kind"] for e in xfers] == ["begin", "end"] * (len(xfers) // 2)
+
+
+def test_smp_disk_line_on_cpu1_polls_on_cpu0_one_track_per_cpu_in_order(traces):
+    """smp-ata-race (pc, -smp 2): the disk's line on CPU 1, every poll on CPU 0 (the timers'
+    CPU), polls aimed at the interrupts by `ata-race`. Both CPUs have their track, in the
+    model and in the JSON; each CPU's events are in timestamp order (assert_common); the
+    interrupts are all taken on CPU 1 and the polls all run on CPU 0; the race shows: a poll
+    finding the handlers running (busy), or an interrupt of CPU 1 replayed on CPU 0 after a
+    poll (an action run=irq on CPU 0, which takes no interrupt of line 14); and each expect
+    ends once, across the two CPUs."""
+    model, events, tail = traces["smp-ata-race"]
+    assert_common(model, events, tail)
+    assert {("cpu", 0), ("cpu", 1)} <= set(model.tracks()), model.tracks()
+    chrome = irqtrace.to_chrome(model, "t")
+    names = {e["args"]["name"] for e in chrome["traceEvents"] if e.get("name") == "thread_name"}
+    assert {"CPU 0", "CPU 1"} <= names, names
+    entries = ev(events, "irq_entry", 14)
+    assert entries and {e.cpu for e in entries} == {1}, {e.cpu for e in entries}
+    polls = ev(events, "poll_start", 14)
+    assert polls and {e.cpu for e in polls} == {0}, {e.cpu for e in polls}
+    busy = [e for e in ev(events, "poll_end", 14, result="busy") if e.cpu == 0]
+    replayed = [e for e in ev(events, "action", 14, run="irq") if e.cpu == 0]
+    assert busy or replayed, "no poll met an interrupt of the other CPU"
+    # The dump prints CPU 0's ring, then CPU 1's: in time order the brackets alternate.
+    assert_each_expect_ends_once(irqtrace.merged(events), 14)

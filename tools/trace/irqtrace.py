@@ -201,6 +201,13 @@ def parse(text, source="input"):
 # ---------------------------------------------------------------------------
 # The model: slices per track, instants, flows.
 
+def merged(events):
+    """The events in time order across CPUs. The dump prints each CPU's ring whole, one CPU after
+    the other (kernel/irq/trace.c), each in its own time order; merged by timestamp (the CPUs'
+    clocks are one TSC), ties kept in dump order."""
+    return sorted(events, key=lambda e: (e.ts, e.seq))
+
+
 class Model:
     def __init__(self, header, events, tail):
         self.header, self.events, self.tail = header, events, tail
@@ -226,11 +233,27 @@ class Model:
         open_drv = {}     # (line, name) -> start event
         open_exp = {}     # token -> expect event
         pending_unexp = {}  # token -> unexpect event, awaiting the run that carries it
-        for e in self.events:
+        # Several CPUs: one line's runs overlap (an interrupt on CPU 1 during a poll on CPU 0), so
+        # they are drawn on the CPUs' tracks only, where each CPU's runs nest; the line's track
+        # keeps its instants. And a slice that begins on one CPU and ends on another (an expect
+        # bracket, a driver command) takes its times from two clocks read before the sequence
+        # number was taken: on the shared tracks a slice starts no earlier than the previous one
+        # ended (clamped), so the tracks stay well nested in sequence order.
+        multi = len({e.cpu for e in self.events}) > 1
+        last_end = {}     # shared track -> end of its latest slice
+
+        def shared_slice(track, name, cat, start, end, args):
+            start = max(start, last_end.get(track, start))
+            end = max(end, start + 1)   # never empty: its E would sort before its B
+            last_end[track] = end
+            self.slices.append((track, name, cat, start, end, args))
+
+        for e in self.events:   # each CPU's ring in dump order: its own time order
             prev = last_ts.get(e.cpu)
             if prev is not None and e.ts < prev:
                 self.order_errors.append((e.cpu, e, prev))
             last_ts[e.cpu] = e.ts
+        for e in merged(self.events):
             cpu_track = ("cpu", e.cpu)
             line_track = ("line", e.line)
             st = self.stat(e.line) if e.line is not None else None
@@ -247,7 +270,8 @@ class Model:
                         st["unclaimed"] += 1
                     args = {"flow": e.f["flow"], "claimed": claimed}
                     self.slices.append((cpu_track, name, cat, start, e.ts, args))
-                    self.slices.append((("line", line), name, cat, start, e.ts, args))
+                    if not multi:
+                        self.slices.append((("line", line), name, cat, start, e.ts, args))
             elif e.name == "poll_start":
                 open_poll.setdefault(e.cpu, []).append([e.line, e.ts, e.f["why"], False])
                 st["polls"] += 1
@@ -261,7 +285,8 @@ class Model:
                     name = f"poll {line} ({why}): {e.f['result']}"
                     args = {"why": why, "result": e.f["result"]}
                     self.slices.append((cpu_track, name, cat, start, e.ts, args))
-                    self.slices.append((("line", line), name, cat, start, e.ts, args))
+                    if not multi:
+                        self.slices.append((("line", line), name, cat, start, e.ts, args))
             elif e.name == "action":
                 if e.f["ret"] == "handled":
                     if e.f["run"] == "irq" and open_irq.get(e.cpu):
@@ -286,7 +311,7 @@ class Model:
                 tok = e.f["token"]
                 exp = open_exp.pop(tok, None)  # the handler may expect the next one before it returns
                 if exp is not None:
-                    self.slices.append((("exp", e.line), f"expecting ({by})", "expect", exp.ts, e.ts, dict(e.f)))
+                    shared_slice(("exp", e.line), f"expecting ({by})", "expect", exp.ts, e.ts, dict(e.f))
                     if by != "timeout":
                         pending_unexp[tok] = (e, exp)
                 self.instants.append((("exp", e.line), f"unexpect_irq by {by}", "expect", e.ts, dict(e.f)))
@@ -308,20 +333,20 @@ class Model:
                     open_drv[key] = e
                 elif e.f["kind"] == "end" and key in open_drv:
                     b = open_drv.pop(key)
-                    self.slices.append((("drv", e.line), f"{e.f['name']} {int(b.f['value']):#x}", "drv", b.ts, e.ts,
-                                        {"begin": int(b.f["value"]), "end": int(e.f["value"])}))
+                    shared_slice(("drv", e.line), f"{e.f['name']} {int(b.f['value']):#x}", "drv", b.ts, e.ts,
+                                 {"begin": int(b.f["value"]), "end": int(e.f["value"])})
                 else:
                     self.instants.append((("drv", e.line), f"{e.f['name']} {e.f['kind']}", "drv", e.ts, dict(e.f)))
         # Whatever is still open ran past the end of the trace (a full ring dropped its end).
         for cpu, stack in open_irq.items():
             for line, start, claimed, _ in stack:
                 self.unclosed += 1
-                for tr in (("cpu", cpu), ("line", line)):
+                for tr in (("cpu", cpu),) if multi else (("cpu", cpu), ("line", line)):
                     self.slices.append((tr, f"irq {line} (end not recorded)", "irq", start, self.t1, {"open": True}))
         for cpu, stack in open_poll.items():
             for line, start, why, _ in stack:
                 self.unclosed += 1
-                for tr in (("cpu", cpu), ("line", line)):
+                for tr in (("cpu", cpu),) if multi else (("cpu", cpu), ("line", line)):
                     self.slices.append((tr, f"poll {line} ({why}) (end not recorded)", "poll", start, self.t1,
                                         {"open": True}))
         for (line, name), b in open_drv.items():

@@ -25,6 +25,9 @@ Scenarios:
                   core's back (the I/O queue's message line, 32 and up)
   ahci-noirq:100  the same q35 boot: the AHCI port's interrupt enables (PxIE) cleared for every
                   command, so the HBA sends nothing; IRQ expecting polls (the HBA's MSI line)
+  smp-ata-race    a third boot, pc with -smp 2: the disk's line on CPU 1 (`affinity 14 1`), the
+                  polls on CPU 0, single-sector reads under `ata-race` (polls aimed at the
+                  interrupts' arrival, docs/smp.md): one track per CPU, the race seen (line 14)
 """
 import argparse
 import os
@@ -49,7 +52,9 @@ STICK_BYTES = 1 << 20
 CRC_RX = re.compile(r"crc32 (\w+) (\d+)\+(\d+) = ([0-9a-f]{8}) ")
 DUMP_END_RX = r"@irqkit-trace-end v\d+ .*\n"
 # The order of one boot: uhci-misroute last (it takes the UHCI off line 11 for good).
-ORDER = ("healthy", "ata-drop:100", "ata-mask", "spurious-flood", "e1000-storm", "uhci-misroute", "msi-mask", "ahci-noirq:100")
+ORDER = ("healthy", "ata-drop:100", "ata-mask", "spurious-flood", "e1000-storm", "uhci-misroute", "msi-mask", "ahci-noirq:100",
+         "smp-ata-race")
+SMP_SECTORS = 256   # smp-ata-race: one interrupt each, a few thousand events per CPU (rings of 16,384)
 NVME_BYTES = 4 << 20
 AHCI_BYTES = 4 << 20
 WAIT_S = 20   # longest wait for one log line of a scenario (guest under TCG on a loaded host)
@@ -108,7 +113,7 @@ def sc_ata_mask(g, env):
 def sc_spurious_flood(g, env):
     start = len(g.log)
     out = g.command("inject spurious-flood:14")
-    if "self-IPIs" not in out:
+    if "IPIs on vector" not in out:
         raise ScenarioFailed(f"inject spurious-flood:14: {out}")
     # Once the line is off for flooding (100 ms of guest time), the disk reads by polling.
     g.wait_for(r"irq 14: \d+ of \d+ interrupts unclaimed", WAIT_S, start)
@@ -167,6 +172,17 @@ def sc_ahci_noirq(g, env):
     g.command("inject off ahci-noirq")
 
 
+def sc_smp_ata_race(g, env):
+    if "CPUs 0x2" not in g.command("affinity 14 1"):
+        raise ScenarioFailed("affinity 14 1 refused")
+    g.command("ata set hda multiple 0")
+    out = g.command("inject ata-race")
+    if "INJECTED" not in out:
+        raise ScenarioFailed(f"inject ata-race: {out}")
+    check_crc(g, f"ata crc 0 {SMP_SECTORS}", env["disk"], SMP_SECTORS)
+    g.command("inject off ata-race")
+
+
 # name: (machine, trace filter (or a function of the guest giving it), what to do)
 SCENARIOS = {
     "healthy": ("pc", "14", sc_healthy),
@@ -177,6 +193,7 @@ SCENARIOS = {
     "uhci-misroute": ("pc", "11", sc_uhci_misroute),
     "msi-mask": ("q35", nvme_io_line, sc_msi_mask),
     "ahci-noirq:100": ("q35", ahci_line, sc_ahci_noirq),
+    "smp-ata-race": ("pc-smp", "14", sc_smp_ata_race),
 }
 
 
@@ -194,6 +211,15 @@ def boot(tmpdir, icount, factory=None, machine="pc"):
                         "-device", "ide-hd,drive=d,bus=ide.0"])
         g.wait_shell(90)
         return g, {"nvme": nvme, "ahci": ahci}
+    if machine == "pc-smp":
+        # Two CPUs: parallel vCPUs under multi-threaded TCG; with icount QEMU runs them in turn
+        # on one thread (it has no icount with multi-threaded TCG): still two CPUs, two rings.
+        disk = os.path.join(tmpdir, "smp-disk.img")
+        diskimg.make_random_image(disk, DISK_BYTES, 9)
+        g = make(append="debugexit", icount=icount, accel=None if icount is not None else "tcg,thread=multi",
+                 extra=["-nodefaults", "-smp", "2", "-drive", f"file={disk},format=raw,if=ide,index=0"])
+        g.wait_shell(90)
+        return g, {"disk": disk}
     disk = os.path.join(tmpdir, "disk.img")
     stick = os.path.join(tmpdir, "stick.img")
     diskimg.make_random_image(disk, DISK_BYTES, 8)
@@ -214,7 +240,7 @@ def run_scenarios(names, icount=None, factory=None, tmpdir=None):
         raise ScenarioFailed(f"unknown scenario(s) {', '.join(unknown)}; known: {', '.join(ORDER)}")
     tmp = tmpdir or tempfile.mkdtemp(prefix="irqkit-trace-")
     dumps, logs = {}, []
-    for machine in ("pc", "q35"):   # one boot per machine the scenarios need
+    for machine in ("pc", "q35", "pc-smp"):   # one boot per machine the scenarios need
         todo = [n for n in ORDER if n in names and SCENARIOS[n][0] == machine]
         if not todo:
             continue
