@@ -103,8 +103,13 @@ enum irq_stat {
  * into the 64-bit @folded under the line's lock (once per 2^31 counts), so
  * the sums stay 64-bit and exact. 64-bit CPUs never fold.
  */
+#ifndef IRQ_STAT_TEST_NARROW
 typedef unsigned long irq_stat_t;
 #define IRQ_STAT_FOLDS (__SIZEOF_LONG__ < 8)
+#else  /* host unit test only (tests/unit/test_irq_stat_fold.c): a 32-bit CPU's words, to run the fold */
+typedef uint32_t irq_stat_t;
+#define IRQ_STAT_FOLDS 1
+#endif
 /* Slot size: a power of two (the hot path indexes with a shift), 64 bytes = one cache line of x86. */
 #define IRQ_STAT_SLOT_BYTES 64
 struct irq_cpu_counters {
