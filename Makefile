@@ -177,7 +177,8 @@ test-bochs: all
 
 # The randomised fault soak (tests/soak/soak.py): make soak MINUTES=N SEED=S
 # (SOAK_ARGS="--nvme --ahci --smp 2" adds an NVMe and an AHCI disk with their faults, and two CPUs
-# with affinity moves). make test runs its short form, test-soak: 2 minutes, a fixed seed, everything.
+# with affinity moves; --move-usb moves the UHCI's line too). make test runs its short form,
+# test-soak: 2 minutes, a fixed seed, everything.
 MINUTES ?= 10
 SEED ?= 20
 SOAK_ARGS ?=
@@ -187,7 +188,7 @@ soak: all
 
 .PHONY: test-soak
 test-soak: all
-	$(PYTHON) tests/soak/soak.py --minutes 2 --seed 20 --nvme --ahci --smp 2 --out $(BUILD)/soak-short
+	$(PYTHON) tests/soak/soak.py --minutes 2 --seed 20 --nvme --ahci --smp 2 --move-usb --out $(BUILD)/soak-short
 
 test: deps
 	@$(MAKE) --no-print-directory all

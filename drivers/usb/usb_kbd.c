@@ -102,7 +102,10 @@ static void kbd_repeat(struct timer *t)
 	if (!k->used)
 		return;
 	/* The decoder's state is the completion's, which runs in the controller's handler on
-	 * whichever CPU the line goes to; this timer runs on CPU 0: keep the completion out. */
+	 * whichever CPU the line goes to; this timer runs on CPU 0: keep the completion out.
+	 * The completion cancels and re-arms this timer under the same lock, which is safe
+	 * because timer_cancel() does not wait for a running callback (hrtimer_cancel() does:
+	 * this timer must not become an hrtimer cancelled under the lock). */
 	flags = usb_pipe_lock(&k->pipe);
 	if (k->hid.repeat_gen == k->repeat_gen) {
 		c = usb_hid_kbd_repeat_char(&k->hid);

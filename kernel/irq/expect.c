@@ -370,8 +370,8 @@ void expect_irq(struct irq_expect *exp)
 	 * early for an older expect, moves itself on to this one).
 	 */
 	if ((st & (IRQ_EXP_VERIFIED | IRQ_EXP_CLAIM)) == IRQ_EXP_VERIFIED &&
-	    (irq_expect_poll_armed_by(desc, now + irq_expect_verified_delay(exp, p)) ||
-	     irq_expect_poll_armed_for_recheck(desc)))
+	    (irq_expect_poll_armed_for_recheck(desc) ||   /* a busy line's usual case: tested first */
+	     irq_expect_poll_armed_by(desc, now + irq_expect_verified_delay(exp, p))))
 		return;
 	/*
 	 * Called from a handler the poll timer runs: the timer re-arms itself
@@ -747,8 +747,12 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 		}
 		verify = true;
 	} else {
-		/* The run's clock: a poll's is when it was decided (about when it found the completion). */
-		now = __irq_run_now(desc);
+		/*
+		 * Read afresh (and kept as the run's clock): a completion found by
+		 * a poll is timed here, where it was before issue 19, because
+		 * where the first poll goes is learnt from this time.
+		 */
+		now = __irq_run_now_fresh(desc);
 		elapsed = now - irq_load_u64(&exp->started_ns);
 	}
 	flags = irq_port_lock_irqsave(&desc->lock);

@@ -77,9 +77,9 @@ IRQ_ALWAYS_INLINE irqreturn_t handle_irq_event(struct irq_desc *desc, unsigned l
 	 * atomic stores. run_clock_cpu is also IRQS_INPROGRESS's lock-free mirror.
 	 */
 	__atomic_store_n(&desc->run_is_poll, polled, __ATOMIC_RELAXED);
-	/* The run's clock (__irq_run_now): a poll's is the time it was decided. */
+	/* The run's clock (__irq_run_now): read when first needed. */
 	__atomic_store_n(&desc->run_clock_cpu, irq_port_cpu_id() + 1, __ATOMIC_RELAXED);
-	desc->run_clock_ns = polled ? desc->run_clock_seed : 0;
+	desc->run_clock_ns = 0;
 	/* Polls only: was the line's interrupt on its way before the handlers ran (irq_chip::irq_pending)? */
 	if (polled) {
 		if (!desc->def.poll_pending_sampled)  /* irq_poll_line asked already, just now */
@@ -251,8 +251,7 @@ static bool __irq_poll_defer(struct irq_desc *desc)
 	return true;
 }
 
-/* irq_poll_line with the run's clock seeded with @now (0: read when first needed). */
-static int irq_poll_line_at(struct irq_desc *desc, uint64_t now)
+int irq_poll_line(struct irq_desc *desc)
 {
 	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 	int ret;
@@ -270,7 +269,6 @@ static int irq_poll_line_at(struct irq_desc *desc, uint64_t now)
 		bool tr = irq_trace_enabled();
 
 		desc->status |= IRQS_POLLING;
-		desc->run_clock_seed = now;
 		ret = tr ? __handle_irq_event_traced(desc, &flags) : __handle_irq_event(desc, &flags);
 		desc->status &= ~IRQS_POLLING;
 		if (desc->status & IRQS_PENDING)
@@ -285,20 +283,15 @@ static int irq_poll_line_at(struct irq_desc *desc, uint64_t now)
 	return ret;
 }
 
-int irq_poll_line(struct irq_desc *desc)
-{
-	return irq_poll_line_at(desc, 0);
-}
-
-int irq_poll_line_traced(struct irq_desc *desc, unsigned int why, uint64_t now)
+int irq_poll_line_traced(struct irq_desc *desc, unsigned int why)
 {
 	unsigned int irq = desc->irq_data.irq, res;
 	int ret;
 
 	if (!irq_trace_enabled())
-		return irq_poll_line_at(desc, now);
+		return irq_poll_line(desc);
 	irq_trace_record(IRQ_TEV_POLL_START, irq, why, 0);
-	ret = irq_poll_line_at(desc, now);
+	ret = irq_poll_line(desc);
 	res = ret == IRQ_HANDLED ? IRQ_TPOLL_HANDLED : ret == IRQ_NONE ? IRQ_TPOLL_NONE
 	      : ret == -IRQ_EBUSY ? IRQ_TPOLL_BUSY : ret == -IRQ_ENOENT ? IRQ_TPOLL_NOACTION
 	      : ret == -IRQ_EAGAIN ? IRQ_TPOLL_DISABLED : ret == -IRQ_EINPROGRESS ? IRQ_TPOLL_DEFERRED : IRQ_TPOLL_OTHER;
@@ -312,7 +305,7 @@ int irq_poll(unsigned int irq)
 
 	if (!desc)
 		return -IRQ_EINVAL;
-	return irq_poll_line_traced(desc, IRQ_TRACE_WHY_CALLER, 0);
+	return irq_poll_line_traced(desc, IRQ_TRACE_WHY_CALLER);
 }
 
 void irq_poll_schedule(struct irq_desc *desc, uint64_t at_ns)

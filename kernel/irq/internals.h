@@ -263,9 +263,8 @@ struct irq_desc {
 	 * shared by what the run's owner does (unexpect_irq, expect_irq and
 	 * note_interrupt of one interrupt). run_clock_cpu is the owner's
 	 * irq_port_cpu_id() + 1 while the run is in progress, 0 otherwise;
-	 * run_clock_ns the reading (0: none yet; a poll starts with the time
-	 * its timer fired, run_clock_seed, set under the lock by the poller).
-	 * Written only by the owner, under the lock at the run's start and end.
+	 * run_clock_ns the reading (0: none yet). Written only by the owner,
+	 * under the lock at the run's start and end.
 	 * run_clock_cpu is also IRQS_INPROGRESS's mirror for the lock-free
 	 * readers on other CPUs (expect_irq, unexpect_irq: expect.c), which
 	 * may not read desc->status: that is written with plain
@@ -275,7 +274,6 @@ struct irq_desc {
 	 */
 	uint32_t run_clock_cpu;
 	uint64_t run_clock_ns;
-	uint64_t run_clock_seed;
 	/* The counters are per CPU: irq_cpu_stats (above), irq_stat_inc(), __irq_stat_sum(). */
 	/* Replays a pending edge from timer context (after enable_irq, or when
 	 * the replay loop hit IRQ_EDGE_REPLAY_LIMIT). Owned by handle.c. */
@@ -511,20 +509,14 @@ void __irq_account_no_action(struct irq_desc *desc);
  */
 int irq_poll_line(struct irq_desc *desc);
 
-/*
- * irq_poll_line_traced - irq_poll_line between poll_start (@why:
- * IRQ_TRACE_WHY_*) and poll_end events; @now (0: none) is the time the
- * poll was decided, the run's clock (__irq_run_now) until a handler reads
- * a newer one.
- */
-int irq_poll_line_traced(struct irq_desc *desc, unsigned int why, uint64_t now);
+/* irq_poll_line_traced - irq_poll_line between poll_start (@why: IRQ_TRACE_WHY_*) and poll_end events. */
+int irq_poll_line_traced(struct irq_desc *desc, unsigned int why);
 
 /*
  * __irq_run_now - the time, for the owner of the line's current run the
- * run's clock: read once (or given by the poll that started the run) and
- * shared by unexpect_irq, expect_irq and note_interrupt of that run, so an
- * interrupt that completes one command and starts the next reads the
- * clock once, not three times. It is at most the run's length old (the
+ * run's clock: read once and shared by unexpect_irq, expect_irq and
+ * note_interrupt of that run, so an interrupt that completes one command
+ * and starts the next reads the clock once, not three times. It is at most the run's length old (the
  * run's handlers, with interrupts off); callers that need the time of
  * this instant (expect_irq's start) use __irq_run_now_fresh.
  *

@@ -272,7 +272,6 @@ struct irq_poll_chain {
 	unsigned int why;     /* IRQ_TRACE_WHY_* of this expiry, for the trace (0 when not tracing) */
 	unsigned int polls;   /* polled back to back so far, after the first */
 	uint64_t spin_until;  /* empty polls may follow until then (0: not after a find) */
-	uint64_t now;         /* the time read after the latest poll: the next one's, when it runs at once */
 };
 
 /*
@@ -294,12 +293,11 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	unsigned int walked;
 	unsigned long flags;
 	uint64_t now, want, late;
-	int found = irq_poll_line_traced(desc, chain->why, poll_ns);
+	int found = irq_poll_line_traced(desc, chain->why);
 	bool again, deferred;
 	uint32_t gen;
 
 	now = irq_port_now_ns();
-	chain->now = now;
 	flags = irq_port_lock_irqsave(&desc->lock);
 	def->last_poll_ns = now;
 	/* A real poll: the recheck (expect.c) counts from here no more. */
@@ -374,7 +372,7 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	if (!irq_defences_active()) {
 		/* Armed by hand (irq_poll_schedule) with the defences off: just poll. */
 		irq_port_unlock_irqrestore(&desc->lock, flags);
-		irq_poll_line_traced(desc, IRQ_TRACE_WHY_HAND, 0);
+		irq_poll_line_traced(desc, IRQ_TRACE_WHY_HAND);
 		return;
 	}
 	if (!desc->action) {
@@ -403,9 +401,8 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	chain.why = irq_trace_enabled() ? __irq_poll_why(desc, now) : 0;
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 
-	/* A poll run at once after another is at the time read after that one (a few hundred instructions ago). */
 	while (irq_poll_timer_poll(desc, now, &chain))
-		now = chain.now;
+		now = irq_port_now_ns();
 }
 
 bool irq_fixup_try_others(struct irq_desc *desc)
@@ -423,7 +420,7 @@ bool irq_fixup_try_others(struct irq_desc *desc)
 		flags = irq_port_lock_irqsave(&other->lock);
 		shared = __irq_line_shared(other);
 		irq_port_unlock_irqrestore(&other->lock, flags);
-		if (!shared || irq_poll_line_traced(other, IRQ_TRACE_WHY_FIXUP, 0) != IRQ_HANDLED)
+		if (!shared || irq_poll_line_traced(other, IRQ_TRACE_WHY_FIXUP) != IRQ_HANDLED)
 			continue;
 		claimed = true;
 		flags = irq_port_lock_irqsave(&other->lock);

@@ -41,6 +41,14 @@ static struct hrtimer *merge_pairs(struct hrtimer *first)
 {
 	struct hrtimer *pairs = NULL, *a, *b, *rest, *root;
 
+	/*
+	 * One child: it is the root (the periodic tick's expiry, with one
+	 * timer waiting behind it, e.g. a line's poll timer: every tick).
+	 */
+	if (first && !first->sibling) {
+		first->prev = NULL;
+		return first;
+	}
 	while (first) {
 		a = first;
 		b = a->sibling;

@@ -96,7 +96,7 @@ static void nothing_is_recorded_while_tracing_is_off(void **state)
 	irq_trace_clear();
 	fake_raise(LINE);
 	irq_host_irq_enter();  /* polls run in timer context */
-	irq_poll_line_traced(irq_to_desc(LINE), IRQ_TRACE_WHY_HAND, 0);
+	irq_poll_line_traced(irq_to_desc(LINE), IRQ_TRACE_WHY_HAND);
 	irq_host_irq_exit();
 	irq_trace_get_status(&st);
 	assert_false(st.on);
@@ -291,12 +291,12 @@ static void a_traced_poll_records_its_reason_the_handler_and_its_result(void **s
 	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "a", &a), 0);
 	assert_int_equal(irq_trace_start("poll,irq"), 0);
 	irq_host_irq_enter();  /* polls run in timer context */
-	assert_int_equal(irq_poll_line_traced(irq_to_desc(LINE), IRQ_TRACE_WHY_EXPECT | IRQ_TRACE_WHY_WATCH, 0),
+	assert_int_equal(irq_poll_line_traced(irq_to_desc(LINE), IRQ_TRACE_WHY_EXPECT | IRQ_TRACE_WHY_WATCH),
 			 IRQ_HANDLED);
 	irq_host_irq_exit();
 	disable_irq(LINE);
 	irq_host_irq_enter();
-	assert_int_equal(irq_poll_line_traced(irq_to_desc(LINE), IRQ_TRACE_WHY_HAND, 0), -IRQ_EAGAIN);
+	assert_int_equal(irq_poll_line_traced(irq_to_desc(LINE), IRQ_TRACE_WHY_HAND), -IRQ_EAGAIN);
 	irq_host_irq_exit();
 	enable_irq(LINE);
 	dump();

@@ -2,6 +2,7 @@
 """report.py - guest instructions per function from tools/guestprof's counts.
 
   report.py KERNEL.elf COUNTS [--windows A,B] [--per N] [--top K] [--vs C,D]
+            [--vs-counts FILE[,FILE...]] [--counts-also FILE,...] [--minus FUNC,...]
 
 Maps every counted block start to the function that contains it (the
 symbols of KERNEL.elf, from nm) and prints each function's instructions in
@@ -9,6 +10,13 @@ the chosen windows (default: all), divided by --per (e.g. the DRQ blocks of
 a pass). With --vs, a second set of windows side by side and the
 difference, largest first: where one run spends instructions that the other
 does not. Under -icount every instruction is 2^shift ns of guest time.
+
+--vs-counts takes the --vs windows from other counts files of the same
+kernel (e.g. a `--append noirqdebug` boot beside an irqkit one: issue 19's
+"healthy costs nothing"), --counts-also adds more boots to the first side
+(windows averaged over all of them), and --minus leaves functions out of
+both totals (the ATA bench's pattern_fill,pattern_check,pattern_header:
+the "I/O path" of docs/benchmarks.md).
 """
 import argparse
 import bisect
@@ -72,20 +80,35 @@ def main():
     ap.add_argument("--vs")
     ap.add_argument("--per", type=float, default=1.0)
     ap.add_argument("--top", type=int, default=40)
+    ap.add_argument("--vs-counts", help="counts file(s) of the --vs side (default: COUNTS)")
+    ap.add_argument("--counts-also", help="more counts files of the first side")
+    ap.add_argument("--minus", default="", help="functions left out of both sides")
     args = ap.parse_args()
     addrs, names = symbols(args.elf)
-    wins = windows(args.counts)
-    print(f"{len(wins)} windows: " + " ".join(f"{i}:{sum(w[0].values())}" for i, w in enumerate(wins)))
-    a, ca = per_function(wins, pick(args.windows, len(wins)), addrs, names)
-    na = len(pick(args.windows, len(wins)))
+    minus = {f for f in args.minus.split(",") if f}
+
+    def side(files, spec):
+        tot, calls, n = collections.Counter(), collections.Counter(), 0
+        for path in files:
+            ws = windows(path)
+            print(f"{path}: {len(ws)} windows: " + " ".join(f"{i}:{sum(w[0].values())}" for i, w in enumerate(ws)))
+            t, c = per_function(ws, pick(spec, len(ws)), addrs, names)
+            tot.update(t)
+            calls.update(c)
+            n += len(pick(spec, len(ws)))
+        for f in minus:
+            tot.pop(f, None)
+            calls.pop(f, None)
+        return tot, calls, n
+
+    a, ca, na = side([args.counts] + (args.counts_also.split(",") if args.counts_also else []), args.windows)
     if not args.vs:
         print(f"{'insns':>12} {'calls':>8}  function   (per --per, per window)")
         for name, n in a.most_common(args.top):
             print(f"{n / args.per / na:12.1f} {ca[name] / args.per / na:8.2f}  {name}")
         print(f"{sum(a.values()) / args.per / na:12.1f}  total")
         return 0
-    b, cb = per_function(wins, pick(args.vs, len(wins)), addrs, names)
-    nb = len(pick(args.vs, len(wins)))
+    b, cb, nb = side(args.vs_counts.split(",") if args.vs_counts else [args.counts], args.vs)
     rows = [(name, a[name] / args.per / na, b[name] / args.per / nb, ca[name] / args.per / na,
              cb[name] / args.per / nb) for name in set(a) | set(b)]
     rows.sort(key=lambda r: -abs(r[1] - r[2]))
