@@ -41,6 +41,7 @@ static struct {
 	uint64_t period_ns;
 	volatile uint32_t moves; /* moves made */
 	volatile uint32_t failed;
+	uint64_t move_ns;        /* time spent in irq_set_affinity() for the moves made (bench-smp's cost of a move) */
 	bool active;
 } rotor;
 
@@ -118,10 +119,14 @@ static void rotor_step(struct hrtimer *t)
 	for (unsigned int i = 0; i < SMP_MAX_CPUS; i++, cpu = (cpu + 1) % SMP_MAX_CPUS) {
 		if (!(rotor.cpus & (1u << cpu)) || !smp_cpu_online(cpu))
 			continue;
-		if (irq_set_affinity(rotor.irq, 1u << cpu) == 0)
+		uint64_t t0 = ktime_get_ns();
+
+		if (irq_set_affinity(rotor.irq, 1u << cpu) == 0) {
 			rotor.moves++;
-		else
+			rotor.move_ns += ktime_get_ns() - t0;
+		} else {
 			rotor.failed++;
+		}
 		cpu = (cpu + 1) % SMP_MAX_CPUS;
 		break;
 	}
@@ -136,7 +141,8 @@ static void rotor_stop(void)
 		return;
 	rotor.active = false;
 	hrtimer_cancel(&rotor.timer);
-	cprintf("affinity: irq %u stopped moving after %u moves (%u refused)\n", rotor.irq, rotor.moves, rotor.failed);
+	cprintf("affinity: irq %u stopped moving after %u moves (%u refused), %llu ns per move\n", rotor.irq, rotor.moves,
+		rotor.failed, (unsigned long long)(rotor.moves ? rotor.move_ns / rotor.moves : 0));
 }
 
 static void print_affinity(unsigned int irq)
@@ -177,6 +183,7 @@ int irq_affinity_cmd(int argc, char **argv)
 		rotor.next_cpu = 0;
 		rotor.period_ns = ms * NS_PER_MS;
 		rotor.moves = rotor.failed = 0;
+		rotor.move_ns = 0;
 		rotor.active = true;
 		hrtimer_setup(&rotor.timer, rotor_step, NULL);
 		hrtimer_start(&rotor.timer, ktime_get_ns() + rotor.period_ns);

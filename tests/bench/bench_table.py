@@ -2,7 +2,7 @@
 
 The last step of `make bench`. Every bench of the run writes its figures as JSON into
 build/bench/ (bench-ata: ata.json, bench-usb: usb.json, bench-storm: storm.json, bench-fixup:
-fixup.json, bench-irq: irq.json, bench-defences: defences.json, bench-nvme: nvme.json, bench-ahci: ahci.json); this script reads them, checks that each is there
+fixup.json, bench-irq: irq.json, bench-defences: defences.json, bench-nvme: nvme.json, bench-ahci: ahci.json, bench-smp: smp.json); this script reads them, checks that each is there
 and from this run (newer than the stamp `make bench` touched first), and prints one table:
 one row per figure, a column per irqpolicy (irqkit, tejun2010, mainline), each row with its
 unit and the conditions it was measured under (machine, interrupt mode as the kernel logged
@@ -24,7 +24,7 @@ import sys
 
 POLICIES = ("irqkit", "tejun2010", "mainline")
 EXTRA_COLUMNS = ("noirqdebug",)   # the defences off: the baseline of the ATA rows (issue 19)
-INPUTS = ("ata", "usb", "storm", "fixup", "irq", "defences", "nvme", "ahci")   # build/bench/NAME.json, one per bench
+INPUTS = ("ata", "usb", "storm", "fixup", "irq", "defences", "nvme", "ahci", "smp")   # build/bench/NAME.json, one per bench
 STORM_SOURCES = {
     # storm_bench.py source: what the storm is, for the conditions column
     "e1000-storm/noapic": "e1000 holds shared level IRQ 11 (raw 8259 level storm)",
@@ -358,6 +358,42 @@ def hot_rows(irq, dfn):
     return note, rows
 
 
+def smp_rows(d):
+    """bench-smp (tests/bench/smp_bench.py): several CPUs."""
+    note = ("interrupts a second of the `hpet-storm` line (200,000/s, every one claimed) with `noirqdebug`, counted "
+            "over about 2 s; `ata bench hda 0 N` with `affinity 14 1` healthy and under `ata-drop:100`; the cost "
+            "of one move timed by the kernel around irq_set_affinity() during `affinity 14 0,1 every 1` "
+            "(tests/bench/smp_bench.py)")
+    host = "multi-threaded TCG, no icount: host time, meaningful on a quiet machine only"
+    rows = []
+    every = {p: "same (no profile involved)" for p in POLICIES}
+    for r in d["rates"] or [{"cell": "(not measured)", "error": d.get("skipped_host_time", "no figure")}]:
+        v = f"{r['per_s']:.0f}" if "per_s" in r else nm(r.get("error", "no figure"))
+        rows.append((f"interrupts one line takes, {r['cell']}", "interrupts/s", "q35, defences off, " + host,
+                     {"irqkit": v, "tejun2010": "same boot (noirqdebug: no profile)",
+                      "mainline": "same boot (noirqdebug: no profile)"}))
+    by = {r["policy"]: r for r in d["ata"]}
+    for key, label in (("healthy", "healthy"), ("lost100", "100 % lost interrupts")):
+        for op in ("read", "write"):
+            cells = {}
+            for p in POLICIES:
+                r = by.get(p)
+                if r is None:
+                    cells[p] = nm(d.get("skipped_host_time", "no figure from this policy's boot"))
+                elif "error" in r:
+                    cells[p] = nm(r["error"])
+                else:
+                    f = r[key]
+                    cells[p] = f"{f[op]:.2f}" + ("" if f["verified"] else " DATA WRONG")
+            rows.append((f"ATA {op}, interrupt on CPU 1, polls on CPU 0, {label}", "MB/s", "pc -smp 2, " + host, cells))
+    m = d["move"]
+    rows.append(("one affinity move (IOAPIC line 14, destination write under the line's lock)", "us guest time",
+                 f"pc -smp 2, -icount shift={d['icount_shift']},sleep={d['sleep']} (repeatable), "
+                 f"average of {m['moves']} moves",
+                 dict(every, irqkit=f"{m['ns_per_move'] / 1000:.2f}")))
+    return note, rows
+
+
 def markdown(sections):
     out = []
     for title, (note, rows) in sections:
@@ -392,7 +428,8 @@ def main():
                     ("USB class drivers, healthy vs misrouted", usb_rows(d["usb"])),
                     ("Interrupt storms and irqpoll", storm_rows(d["storm"])),
                     ("irqfixup and irqpoll under a misrouted disk line", fixup_rows(d["fixup"])),
-                    ("Hot paths, instructions on the host", hot_rows(d["irq"], d["defences"]))]
+                    ("Hot paths, instructions on the host", hot_rows(d["irq"], d["defences"])),
+                    ("Several CPUs (docs/smp.md)", smp_rows(d["smp"]))]
     except InputError as e:
         print(f"bench-table: {e}", file=sys.stderr)
         return 1

@@ -3,8 +3,8 @@
 
     pictures.py [--out docs/course/pictures] [--icount 3]
 
-Boots irqkit once (tools/trace/scenarios.py: ata-drop:100, e1000-storm, uhci-misroute with the
-trace on), keeps each dump next to its picture (NAME.dump, so the picture can be redrawn with
+Boots irqkit (tools/trace/scenarios.py: ata-drop:100, e1000-storm, uhci-misroute with the
+trace on; smp-ata-race on a second boot with two CPUs), keeps each dump next to its picture (NAME.dump, so the picture can be redrawn with
 irqtrace.py alone) and draws the part of each trace a lesson talks about with
 tools/trace/irqtrace.py --svg --window. `make trace-pictures` runs it; the pictures and dumps are
 committed, the README beside them says what made them.
@@ -29,6 +29,13 @@ def window_storm(model, events, line):
     return first.ts - 1_000_000, end
 
 
+def window_race(model, events, line, us):
+    """@us microseconds from 20 us before the first poll of CPU 0 that found the handlers running on CPU 1."""
+    first = next((e for e in irqtrace.merged(events) if e.name == "poll_end" and e.line == line
+                  and e.f["result"] == "busy"), None) or next(e for e in events if e.name == "poll_start")
+    return first.ts - 20_000, first.ts + us * 1000
+
+
 def window_first(model, events, line, ms):
     first = next(e for e in events if e.name == "poll_start" and e.line == line)
     return first.ts - 1_000_000, first.ts + int(ms * 1e6)
@@ -43,6 +50,9 @@ PICTURES = [
     ("e1000-storm", "flood-e1000-storm",
      "Flood defence: the e1000 holds shared line 11 asserted (e1000-storm), to the first re-enable test",
      lambda m, ev: window_storm(m, ev, 11)),
+    ("smp-ata-race", "smp-race",
+     "Two CPUs: line 14 on CPU 1, polls aimed at its interrupts on CPU 0 (ata-race), 300 us",
+     lambda m, ev: window_race(m, ev, 14, 300)),
 ]
 
 
