@@ -81,6 +81,19 @@ static void close_bracket(struct ahci_port *p, bool timedout)
 
 static void finish(struct ahci_port *p, struct ahci_cmd *cmd, enum ata_cmd_state state, int result)
 {
+	if (cmd->noirq && state == ATA_CMD_DONE) {
+		/* No interrupt was raised: this is how long the completion went unnoticed, at most. */
+		uint64_t lat = ktime_get_ns() - p->issue_ns;
+
+		p->stats.noirq_done++;
+		p->stats.noirq_lat_total_ns += lat;
+		if (lat > p->stats.noirq_lat_max_ns)
+			p->stats.noirq_lat_max_ns = lat;
+		/* A handler run that found it still running came before the completion. */
+		lat = ktime_get_ns() - (p->last_look_ns > p->issue_ns ? p->last_look_ns : p->issue_ns);
+		if (lat > p->stats.noirq_unseen_max_ns)
+			p->stats.noirq_unseen_max_ns = lat;
+	}
 	close_bracket(p, false);
 	ahci_trace(p, false, (uint32_t)result);
 	cmd->result = result;
@@ -154,8 +167,10 @@ static bool service_port(struct ahci_port *p)
 		return true;
 	}
 	if (ci & SLOT0) {
-		if (!is)
+		if (!is) {
+			p->last_look_ns = ktime_get_ns();
 			return false;           /* still running, nothing to say */
+		}
 		ahci_port_write(p, AHCI_PxIS, is);
 		cmd->is |= is;
 		p->stats.progress++;

@@ -143,6 +143,10 @@ struct ahci_stats {
 	uint64_t strays;             /* PxIS bits found with no command waiting (cleared) */
 	uint64_t brackets;           /* expect_irq brackets opened */
 	uint64_t brackets_timed_out; /* ... closed with timedout */
+	/* ahci-noirq commands that completed: PxCI write to completion taken (the loss found), guest ns. */
+	uint64_t noirq_done, noirq_lat_total_ns, noirq_lat_max_ns;
+	/* ... and the most time one sat done unseen: taken minus the later of issue and the last empty look. */
+	uint64_t noirq_unseen_max_ns;
 };
 
 struct ahci_host;
@@ -168,6 +172,7 @@ struct ahci_port {
 	/* The command in flight; changed with interrupts disabled. */
 	struct ahci_cmd *volatile active;
 	uint64_t issue_ns;
+	uint64_t last_look_ns;       /* the latest handler run that found the command still running */
 	bool expecting;              /* an expect_irq bracket is open */
 	struct irq_expect *expect;   /* the core's token (NULL: no defence) */
 	unsigned int noirq_percent;  /* ahci-noirq: share of commands issued with PxIE = 0 */

@@ -52,7 +52,8 @@ static void print_stats(const struct ahci_port *p)
 
 	cprintf("    stats: commands=%llu serviced=%llu progress=%llu lost=%llu timeouts=%llu "
 		"errors=%llu device_errors=%llu hba_errors=%llu restarts=%llu comresets=%llu "
-		"retries=%llu noirq=%llu strays=%llu brackets=%llu brackets_timed_out=%llu\n",
+		"retries=%llu noirq=%llu strays=%llu brackets=%llu brackets_timed_out=%llu "
+		"noirq_latency_avg_us=%llu noirq_latency_max_us=%llu noirq_unseen_max_us=%llu\n",
 		(unsigned long long)s->commands, (unsigned long long)s->serviced,
 		(unsigned long long)s->progress, (unsigned long long)s->lost_recovered,
 		(unsigned long long)s->timeouts, (unsigned long long)s->errors,
@@ -60,7 +61,9 @@ static void print_stats(const struct ahci_port *p)
 		(unsigned long long)s->port_restarts, (unsigned long long)s->comresets,
 		(unsigned long long)s->retries, (unsigned long long)s->noirq,
 		(unsigned long long)s->strays, (unsigned long long)s->brackets,
-		(unsigned long long)s->brackets_timed_out);
+		(unsigned long long)s->brackets_timed_out,
+		(unsigned long long)(s->noirq_done ? s->noirq_lat_total_ns / s->noirq_done / 1000u : 0),
+		(unsigned long long)(s->noirq_lat_max_ns / 1000u), (unsigned long long)(s->noirq_unseen_max_ns / 1000u));
 }
 
 /* print_health - what kernel/irq's defences think of the HBA's action (all its ports' tokens). */

@@ -152,6 +152,8 @@ static unsigned int process_cq(struct nvme_queue *q, bool by_wait)
 	}
 	if (n)
 		mmio_write32(q->cq_doorbell, q->cq_head);
+	else if (!by_wait && q->state == NVME_CMD_WAITING)
+		q->last_look_ns = ktime_get_ns();  /* a look that found nothing: the completion comes after it */
 	return n;
 }
 
@@ -294,6 +296,7 @@ static int submit(struct nvme_queue *q, struct nvme_sqe *cmd)
 	q->status = 0;
 	q->result = 0;
 	q->taken_by_wait = false;
+	q->last_look_ns = 0;
 	q->state = NVME_CMD_WAITING;
 	q->commands++;
 	nvme_trace(q, true, cmd->opcode);
@@ -341,6 +344,9 @@ int nvme_exec(struct nvme_queue *q, struct nvme_sqe *cmd, unsigned int timeout_m
 		q->lat_total_ns += lat;
 		if (lat > q->lat_max_ns)
 			q->lat_max_ns = lat;
+		lat = q->done_ns - (q->last_look_ns > q->submit_ns ? q->last_look_ns : q->submit_ns);
+		if (lat > q->unnoticed_max_ns)
+			q->unnoticed_max_ns = lat;
 	}
 	if (err) {
 		q->errors++;
@@ -810,14 +816,15 @@ static void print_queue(const struct nvme_queue *q)
 
 	if (q->commands || q->stray || q->timeouts)
 		lost_reason(q, why, sizeof(why));
-	cprintf("  %s: %s queue %u, %u entries, line %d (vector %u)%s, CQ interrupts %s; commands %llu: %llu by interrupt or core poll, %llu found by the driver's wait (lost, max %llu us), %llu timed out, %llu failed, %llu stray completions dropped; latency avg %llu us max %llu us over %llu\n",
+	cprintf("  %s: %s queue %u, %u entries, line %d (vector %u)%s, CQ interrupts %s; commands %llu: %llu by interrupt or core poll, %llu found by the driver's wait (lost, max %llu us), %llu timed out, %llu failed, %llu stray completions dropped; latency avg %llu us max %llu us over %llu, unseen in the CQ at most %llu us\n",
 		q->name, queue_kind(q), q->qid, q->depth, q->line, q->vector, q->irq_requested ? "" : " not requested",
 		q->cq_irq_enabled ? "enabled" : "DISABLED (IEN=0)", (unsigned long long)q->commands,
 		(unsigned long long)q->by_irq_or_poll, (unsigned long long)q->by_wait,
 		(unsigned long long)(q->lost_ns_max / NSEC_PER_USEC), (unsigned long long)q->timeouts,
 		(unsigned long long)q->errors, (unsigned long long)q->stray,
 		(unsigned long long)(q->lat_count ? q->lat_total_ns / q->lat_count / NSEC_PER_USEC : 0),
-		(unsigned long long)(q->lat_max_ns / NSEC_PER_USEC), (unsigned long long)q->lat_count);
+		(unsigned long long)(q->lat_max_ns / NSEC_PER_USEC), (unsigned long long)q->lat_count,
+		(unsigned long long)(q->unnoticed_max_ns / NSEC_PER_USEC));
 }
 
 void nvme_print_state(const struct nvme_ctrl *c)
@@ -848,7 +855,7 @@ static void clear_queue_stats(struct nvme_queue *q)
 	q->commands = q->by_irq_or_poll = q->by_wait = q->timeouts = q->stray = q->errors = 0;
 	q->lost_reported = q->lost_unreported = 0;
 	q->lost_ns_max = q->lost_ns_total = 0;
-	q->lat_count = q->lat_total_ns = q->lat_max_ns = 0;
+	q->lat_count = q->lat_total_ns = q->lat_max_ns = q->unnoticed_max_ns = 0;
 	irq_restore_flags(flags);
 }
 

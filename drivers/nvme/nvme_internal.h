@@ -249,6 +249,9 @@ struct nvme_queue {
 	uint64_t lost_ns_max, lost_ns_total;   /* time from submission to a wait-found completion */
 	uint64_t done_ns;             /* when the completion was taken */
 	uint64_t lat_count, lat_total_ns, lat_max_ns; /* submission to completion taken, I/O that succeeded */
+	uint64_t last_look_ns;        /* the latest interrupt-handler run (interrupt or poll) that found the CQ empty */
+	uint64_t unnoticed_max_ns;    /* most time a completion sat in the CQ unseen: taken minus the later of its
+					 submission and the last empty look (the completion came after that look) */
 	bool mask_next;               /* nvme-noirq:PERCENT: mask the vector in INTMS around the next command */
 };
 

@@ -372,6 +372,17 @@ void expect_irq(struct irq_expect *exp)
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 
+/*
+ * The longest gap between two looks at an expecting token's line: with the
+ * first poll from measured latency (irqkit) the latest first poll, so a lost
+ * completion is found within it (plus a recheck while verified), not after
+ * the normal poll's 10 ms; else the normal poll.
+ */
+static uint64_t irq_expect_gap_max(const struct irq_policy *p)
+{
+	return p->expect_latency_poll ? p->expect_first_poll_max_ns : p->poll_normal_ns;
+}
+
 /* @d bounded to [@lo, @hi]. */
 static uint64_t irq_expect_clamp(uint64_t d, uint64_t lo, uint64_t hi)
 {
@@ -403,7 +414,7 @@ static void irq_expect_learn_latency(struct irq_expect *exp, const struct irq_po
 	if (p->expect_verified_mult)
 		__atomic_store_n(&exp->verified_poll_ns,
 				 (uint32_t)irq_expect_clamp(avg * p->expect_verified_mult, p->expect_verified_min_ns,
-							    p->poll_normal_ns), __ATOMIC_RELAXED);
+							    irq_expect_gap_max(p)), __ATOMIC_RELAXED);
 	if (!p->expect_latency_poll || exp->completions_irq + exp->completions_late < p->expect_latency_samples)
 		return;  /* too few samples to trust: the first poll stays where it is (at first the latest) */
 	first = irq_expect_clamp(avg * p->expect_latency_mult, p->expect_first_poll_min_ns,
@@ -783,7 +794,7 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 					at = recheck_at;  /* young at the last look: not due before the next */
 			}
 			else  /* it found the device busy: a slow command; gaps doubling up to the normal rate */
-				at = last + irq_expect_clamp(last - e->started_ns, safety, p->poll_normal_ns);
+				at = last + irq_expect_clamp(last - e->started_ns, safety, irq_expect_gap_max(p));
 		} else if (!(st & IRQ_EXP_FIRST_POLL)) {
 			at = e->started_ns + (p->expect_latency_poll ? e->first_poll_ns
 					      : (st & IRQ_EXP_QUICK) ? p->poll_quick_ns : p->poll_normal_ns);
@@ -800,7 +811,7 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 				gap = e->first_poll_ns >> IRQ_EXPECT_RETRY_SHIFT;
 				if (since_first > gap)
 					gap = since_first;
-				gap = irq_expect_clamp(gap, p->expect_first_poll_min_ns, p->poll_normal_ns);
+				gap = irq_expect_clamp(gap, p->expect_first_poll_min_ns, irq_expect_gap_max(p));
 			} else {
 				gap = (st & IRQ_EXP_QUICK) ? p->poll_quick_ns : p->poll_normal_ns;
 			}

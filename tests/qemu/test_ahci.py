@@ -125,8 +125,9 @@ def test_pattern_written_over_ahci_is_right_on_the_host_and_nothing_else_changed
     assert stats["errors"] == 0 and stats["timeouts"] == 0, stats
     if cause is None:
         # every command's interrupt came; on a loaded host a core poll may now and then find a
-        # completion just before its interrupt is delivered, so allow a few of those
-        assert stats["lost"] == 0 and by_irq >= 2 * PIECES and by_poll * 4 <= by_irq, irqs
+        # completion just before its interrupt is delivered (a fresh token's first poll comes within
+        # 400 us since issue 17), so allow a few of those
+        assert stats["lost"] == 0 and by_irq + by_poll >= 2 * PIECES and by_poll * 4 <= by_irq, irqs
     else:
         # the health report names the line, the device and the reason
         assert re.search(HEALTH_RX.format(line=line, cause=cause), irqs, re.M), irqs

@@ -177,9 +177,12 @@ def test_pattern_written_is_right_on_the_host_and_nothing_else_changed(guest_fac
     print(f"{scenario}: line 14 polls that beat a pending interrupt {beat_before['line_beat']} -> "
           f"{beat['line_beat']}, disk completions judged late by it {beat_before['beat']} -> {beat['beat']}")
     if lossy:
-        # an interrupt that is dropped or masked is never pending: the chip vouches for nothing
-        assert (beat["line_beat"], beat["beat"]) == (beat_before["line_beat"], beat_before["beat"]), \
-            (beat_before, beat)
+        # an interrupt that is dropped or masked is never pending: the chip vouches for nothing. At
+        # drop-30 the other 70 % are delivered, and a poll (within 400 us of its expect since issue
+        # 17) may find one of those completions while its interrupt is pending: a true beat.
+        if scenario != "drop-30":
+            assert (beat["line_beat"], beat["beat"]) == (beat_before["line_beat"], beat_before["beat"]), \
+                (beat_before, beat)
         assert beat["found"] > beat_before["found"], (beat_before, beat)  # the polls did the work
         assert stats["lost"] > 0 or irqs_row(g, 14)["polled"] > 0, stats
     else:

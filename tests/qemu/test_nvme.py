@@ -230,7 +230,12 @@ def test_nvme_noirq_50_loses_half_the_completions_and_the_data_stays_right(guest
         q1 = rows["nvme0q1"]["commands"]
         assert q2 and 0 < int(q2.group(1)) < 2 * pieces and q1 > 0, out   # about half each way
         assert re.search(r"nvme0q2: ON POLLING: lost-while-expecting.*completions 0 by irq", irqs), irqs
-        assert re.search(r"nvme0q1: watch \w+ .*completions [1-9]\d* by irq / 0 by polling", irqs), irqs
+        # Queue 1's interrupts work: a poll may find one of its completions first (a fresh token's
+        # first poll comes within 400 us since issue 17; TCG on a loaded host can be slower): its
+        # interrupt comes after all, so queue 1 is never reported for lost interrupts.
+        q1_irqs = re.search(r"nvme0q1: watch \w+ .*completions ([1-9]\d*) by irq / (\d+) by polling", irqs)
+        assert q1_irqs and int(q1_irqs.group(2)) * 2 <= int(q1_irqs.group(1)), irqs
+        assert not re.search(r"nvme0q1: ON POLLING", irqs), irqs
     assert "INJECTED" not in g.command("inject off nvme-noirq")
     assert "nvme0q2" not in g.command("nvme")
     halt(g)

@@ -1,0 +1,115 @@
+"""Issue 17's goal for IRQ expecting: every lost completion found within 1 ms.
+
+One q35 boot with an NVMe namespace (MSI-X) and an AHCI disk, under `-icount shift=3,sleep=off`
+so that the figures are guest time and host load does not stretch them. After a healthy warm-up
+(the expect tokens learn the devices and are verified), `nvme-noirq:50` and `:100` (the
+completion queue created with IEN=0: no interrupt at all) and `ahci-noirq:50` and `:100` (the
+port's interrupt enables cleared for that share of commands). The drivers measure each such
+command themselves, from the doorbell (NVMe SQ tail, AHCI PxCI) to the moment its completion was
+taken: the device's own time plus how long the loss went unnoticed (the figure `make bench` prints
+as "latency of a lost completion"), and how long the completion sat there unseen at most: taken
+minus the later of the doorbell and the last handler run (interrupt or poll) that found the
+command still running. The second is the bound asserted (under 1 ms): under sleep=off an idle
+guest's clock jumps to its next timer before QEMU's I/O thread has finished, so on a loaded host
+the device itself can take milliseconds of guest time, during which the polls (each one a look
+that found nothing) go on every 500 us; the first figure is printed beside it. The kernel only
+prints them; the host judges. Before the fix the first lost completion of a verified token waited
+for the 100 ms recheck of a busy line, and an unverified token's first poll came up to 10 ms after
+its doorbell (docs/benchmarks.md, "Lost completions: the worst case").
+
+Every read is checked against the image's CRC on the host, and the pattern written with every
+completion lost is checked block by block on the host after QEMU exited.
+"""
+import re
+
+import diskimg
+from irqkit_qemu import EXIT_HALT
+
+MIB = 1 << 20
+SECTOR = diskimg.SECTOR
+NVME_BYTES = 4 * MIB
+AHCI_BYTES = 4 * MIB
+ICOUNT_SHIFT = 3
+BOUND_US = 1000
+CRC_RX = re.compile(r"crc32 (\S+) (\d+)\+(\d+) = ([0-9a-f]{8}) ")
+NVME_LAT_RX = re.compile(r"^  (nvme0q\d): .*CQ interrupts (enabled|DISABLED \(IEN=0\)); commands (\d+).*?"
+                         r"latency avg (\d+) us max (\d+) us over (\d+), unseen in the CQ at most (\d+) us", re.M)
+AHCI_STATS_RX = re.compile(r"^  sda: .*\n    stats: (.*)$", re.M)
+SEED = 0x1051D15C
+
+
+def kernel_crc(g, cmd):
+    out = g.command(cmd, 120)
+    m = CRC_RX.search(out)
+    assert m, out
+    return int(m.group(4), 16)
+
+
+def nvme_lost_latency(g):
+    """(count, avg us, max us, unseen max us) over the queues whose CQ raises no interrupt (IEN=0)."""
+    rows = [m.groups() for m in NVME_LAT_RX.finditer(g.command("nvme"))]
+    lost = [r for r in rows if r[1].startswith("DISABLED")]
+    assert lost, rows
+    count = sum(int(r[5]) for r in lost)
+    worst = max(int(r[4]) for r in lost)
+    avg = sum(int(r[3]) * int(r[5]) for r in lost) // max(count, 1)
+    return count, avg, worst, max(int(r[6]) for r in lost)
+
+
+def ahci_stats(g):
+    out = g.command("ata")
+    m = AHCI_STATS_RX.search(out)
+    assert m, out
+    return {k: int(v) for k, v in (kv.split("=") for kv in m.group(1).split())}
+
+
+def test_every_lost_completion_is_found_within_1_ms_of_guest_time(guest_factory, tmp_path):
+    nvme, ahci = str(tmp_path / "nvme.img"), str(tmp_path / "ahci.img")
+    diskimg.make_random_image(nvme, NVME_BYTES, 31)
+    diskimg.make_random_image(ahci, AHCI_BYTES, 37)
+    nvme_blocks, ahci_blocks = NVME_BYTES // SECTOR, AHCI_BYTES // SECTOR
+    g = guest_factory(machine="q35", append="debugexit", icount=ICOUNT_SHIFT,
+                      extra=["-drive", f"file={nvme},if=none,id=n,format=raw",
+                             "-device", "nvme,serial=irqkit,drive=n,addr=04.0",
+                             "-drive", f"file={ahci},if=none,id=d,format=raw",
+                             "-device", "ide-hd,drive=d,bus=ide.0"])
+    g.wait_shell(90)
+    nvme_crc, ahci_crc = diskimg.crc_of(nvme), diskimg.crc_of(ahci)
+    # Warm-up: the tokens learn the devices' latency and are verified (32 good deliveries).
+    for _ in range(2):
+        assert kernel_crc(g, f"blk crc nvme0n1 0 {nvme_blocks}") == nvme_crc
+        assert kernel_crc(g, f"blk crc sda 0 {ahci_blocks}") == ahci_crc
+    figures = []
+    for loss in (50, 100):
+        assert "INJECTED" in g.command(f"inject nvme-noirq:{loss}")
+        g.command("nvme clear-stats")
+        assert kernel_crc(g, f"blk crc nvme0n1 0 {nvme_blocks}") == nvme_crc
+        count, avg, worst, unseen = nvme_lost_latency(g)
+        figures.append(f"nvme-noirq:{loss}: {count} lost, doorbell to taken avg {avg} us, worst {worst} us; "
+                       f"unseen at most {unseen} us")
+        assert count >= 5, figures
+        assert unseen < BOUND_US, figures
+    # Writes with every completion lost: the pattern is checked on the host below.
+    out = g.command(f"blk write-pattern nvme0n1 {SEED} 0 {nvme_blocks // 2}", 120)
+    assert "ok" in out, out
+    count, avg, worst, unseen = nvme_lost_latency(g)
+    figures.append(f"nvme-noirq:100 writes: {count} lost so far, worst {worst} us, unseen at most {unseen} us")
+    assert unseen < BOUND_US, figures
+    g.command("inject off nvme-noirq")
+    before = ahci_stats(g)
+    for loss in (50, 100):
+        assert "INJECTED" in g.command(f"inject ahci-noirq:{loss}")
+        assert kernel_crc(g, f"blk crc sda 0 {ahci_blocks}") == ahci_crc
+        s = ahci_stats(g)
+        figures.append(f"ahci-noirq:{loss}: {s['noirq'] - before['noirq']} lost so far, avg "
+                       f"{s['noirq_latency_avg_us']} us, worst {s['noirq_latency_max_us']} us; unseen at most "
+                       f"{s['noirq_unseen_max_us']} us")
+        assert s["noirq"] - before["noirq"] >= 5, figures
+        assert s["timeouts"] == before["timeouts"] and s["errors"] == before["errors"], s
+        assert s["noirq_unseen_max_us"] < BOUND_US, figures
+    g.command("inject off ahci-noirq")
+    print("\n".join(figures))
+    assert "flush nvme0n1: ok" in g.command("blk flush nvme0n1")
+    g.send("halt\r")
+    assert g.wait_exit(30) == EXIT_HALT
+    assert diskimg.bad_pattern_blocks(nvme, SEED, 0, nvme_blocks // 2) == []
