@@ -114,9 +114,5 @@ void irq_port_cpu_relax(void)
 	cpu_relax();
 }
 
-/* The CPU number of arch/x86/smp.c (COMMON.md, decision 3): 0 = boot CPU. */
+/* irq_port_cpu_id() is inline in <irq_port_host.h>: smp.c's CPU number (COMMON.md, decision 3). */
 _Static_assert(SMP_MAX_CPUS <= IRQ_NR_CPUS, "kernel/irq keeps per-CPU data for fewer CPUs than smp.c starts");
-unsigned int irq_port_cpu_id(void)
-{
-	return smp_processor_id();
-}

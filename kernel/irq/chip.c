@@ -167,7 +167,7 @@ IRQ_ALWAYS_INLINE void flow_edge(struct irq_desc *desc, const bool tr)
 {
 	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 
-	desc->stats.delivered++;
+	irq_stat_inc(desc, IRQ_STAT_DELIVERED, true);
 	if (desc->status & IRQS_INPROGRESS) {
 		/* Ack so the controller latches the next edge; no mask needed. */
 		chip_ack(desc, tr);
@@ -194,7 +194,7 @@ IRQ_ALWAYS_INLINE void flow_level(struct irq_desc *desc, const bool tr)
 {
 	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 
-	desc->stats.delivered++;
+	irq_stat_inc(desc, IRQ_STAT_DELIVERED, true);
 	/* Mask first: the line stays asserted until a handler clears the device. */
 	chip_mask_ack(desc, tr);
 	if (__irq_cannot_run(desc))
@@ -210,7 +210,7 @@ IRQ_ALWAYS_INLINE void flow_fasteoi(struct irq_desc *desc, const bool tr)
 {
 	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 
-	desc->stats.delivered++;
+	irq_stat_inc(desc, IRQ_STAT_DELIVERED, true);
 	if (desc->status & IRQS_INPROGRESS || !desc->action || (desc->status & IRQS_DISABLED)) {
 		/*
 		 * Cannot run now: mask before the EOI, or a level pin would

@@ -275,7 +275,14 @@ static bool irq_expect_by_poll(const struct irq_expect *exp)
 {
 	const struct irq_desc *desc = exp->desc;
 
-	if (__atomic_load_n(&desc->status, __ATOMIC_RELAXED) & IRQS_INPROGRESS)
+	/*
+	 * desc->run_clock_cpu (nonzero while a run is in progress), not
+	 * IRQS_INPROGRESS: see struct irq_desc. Relaxed: called from the
+	 * handler, these are this run's own stores; called on another CPU,
+	 * any answer is one the line had at some instant, and the comment at
+	 * the top says what an unexpect_irq after the run gets.
+	 */
+	if (__atomic_load_n(&desc->run_clock_cpu, __ATOMIC_RELAXED))
 		return __atomic_load_n(&desc->run_is_poll, __ATOMIC_RELAXED);
 	return __atomic_load_n(&desc->def.last_claim_by_poll, __ATOMIC_RELAXED);
 }
@@ -333,9 +340,10 @@ void expect_irq(struct irq_expect *exp)
 	if (st & IRQ_EXP_EXPECTING)
 		irq_expect_misuse(exp, "expect_irq while already expecting; restarted");
 	desc = exp->desc;
-	__irq_poll_want_moved(desc);
 	now = __irq_run_now_fresh(desc);
-	exp->started_ns = now;
+	__irq_poll_want_change_begin(desc);
+	/* Read by the poll timer on another CPU (irq_load_u64: internals.h); published by the state RMW below. */
+	irq_store_u64(&exp->started_ns, now);
 	IRQ_TRACE(IRQ_TEV_EXPECT, desc->irq_data.irq, 0, irq_trace_id(exp));
 	/*
 	 * Publish EXPECTING, then look at the timer; the poll timer clears
@@ -345,6 +353,17 @@ void expect_irq(struct irq_expect *exp)
 	st = __atomic_or_fetch(&exp->state, IRQ_EXP_EXPECTING | IRQ_EXP_USED, __ATOMIC_SEQ_CST);
 	if (st & IRQ_EXP_FIRST_POLL)  /* left from the previous expect: this one has had no poll */
 		__atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_FIRST_POLL, __ATOMIC_SEQ_CST);
+	/*
+	 * After the changes, not before: the poll timer reads the generation
+	 * before it reads the tokens (__irq_poll_reschedule), so a wish it
+	 * worked out without this expect carries an older generation than
+	 * this bump and is not reused at its expiry (__irq_poll_want_at_expiry).
+	 * Bumped first, the timer on another CPU could read the new
+	 * generation, then the token not yet expecting, and reuse that stale
+	 * wish: this expect's poll would be missing from the armed time.
+	 */
+	__irq_poll_want_moved(desc);
+	__irq_poll_want_change_end(desc);
 	/*
 	 * The verified path: no lock, no timer. The armed poll comes early
 	 * enough for this expect's safety poll (the timer, when it fires
@@ -357,10 +376,24 @@ void expect_irq(struct irq_expect *exp)
 	/*
 	 * Called from a handler the poll timer runs: the timer re-arms itself
 	 * after the poll, and a late interrupt of the completion it just found
-	 * cannot have come yet, so a pending verdict waits too.
+	 * cannot have come yet, so a pending verdict waits too. The same holds
+	 * for an expect_irq on another CPU while the timer's poll runs (the
+	 * verdict then waits for this expect's unexpect_irq). Ordering: the
+	 * seq_cst read-modify-write of exp->state above, then this seq_cst
+	 * load of timer_poll_running, against the timer's seq_cst store of
+	 * timer_poll_running = false followed by its seq_cst loads of the
+	 * tokens' state when it re-arms (irq_poll_timer_poll, poll.c): in the
+	 * single order of seq_cst operations one of the two comes first, so
+	 * either this load sees false (and the locked path below arms the
+	 * timer) or the timer sees IRQ_EXP_EXPECTING, and, its load being an
+	 * acquire of this release, started_ns with it. With acquire/release
+	 * only, both CPUs could read the old value (store buffering) and the
+	 * expect would never be polled: a lost interrupt would then hang the
+	 * driver until its own time-out. The test of desc->run_clock_cpu (IRQS_INPROGRESS's
+	 * lock-free mirror) only keeps the shortcut to a poll that is really running.
 	 */
 	if (__atomic_load_n(&desc->def.timer_poll_running, __ATOMIC_SEQ_CST) &&
-	    (__atomic_load_n(&desc->status, __ATOMIC_SEQ_CST) & IRQS_INPROGRESS))
+	    __atomic_load_n(&desc->run_clock_cpu, __ATOMIC_SEQ_CST))
 		return;
 	flags = irq_port_lock_irqsave(&desc->lock);
 	if (exp->action) {
@@ -419,8 +452,9 @@ static void irq_expect_learn_latency(struct irq_expect *exp, const struct irq_po
 		return;  /* too few samples to trust: the first poll stays where it is (at first the latest) */
 	first = irq_expect_clamp(avg * p->expect_latency_mult, p->expect_first_poll_min_ns,
 				 p->expect_first_poll_max_ns);
+	/* Written here without the lock, read by the poll timer on another CPU (irq_load_u64). */
 	if (!(st & IRQ_EXP_DISTRUSTED) || first < exp->first_poll_ns)
-		exp->first_poll_ns = first;
+		irq_store_u64(&exp->first_poll_ns, first);
 }
 
 /*
@@ -514,7 +548,7 @@ static void irq_expect_learn_poll(struct irq_expect *exp, const struct irq_polic
 	if (!(st & IRQ_EXP_FIRST_POLL))
 		first -= first >> IRQ_EXPECT_SHRINK_SHIFT;  /* found by the first poll: it could come sooner */
 	else  /* the first poll ran too early: the completion came between it and this one */
-		first = irq_expect_clamp((exp->first_polled_ns - exp->started_ns + elapsed) / 2, first,
+		first = irq_expect_clamp((exp->first_polled_ns - irq_load_u64(&exp->started_ns) + elapsed) / 2, first,
 					 first * IRQ_EXPECT_GROW_MAX);
 	exp->first_poll_ns = irq_expect_clamp(first, p->expect_first_poll_min_ns, p->expect_first_poll_max_ns);
 }
@@ -561,9 +595,10 @@ static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *e
 {
 	const struct irq_policy *p = irq_policy();
 	uint32_t st = __atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_CLAIM, __ATOMIC_ACQ_REL);
+	bool unclaimed_since = __irq_stat_sum(desc, IRQ_STAT_UNHANDLED) != exp->claim_unhandled;
 
-	IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, desc->stats.unhandled != exp->claim_unhandled ? IRQ_TVERD_LATE : next_by_irq ? IRQ_TVERD_UNSURE : IRQ_TVERD_LOST, irq_trace_id(exp));
-	if (desc->stats.unhandled != exp->claim_unhandled) {
+	IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, unclaimed_since ? IRQ_TVERD_LATE : next_by_irq ? IRQ_TVERD_UNSURE : IRQ_TVERD_LOST, irq_trace_id(exp));
+	if (unclaimed_since) {
 		exp->completions_late++;
 		if (irq_expect_note_good(exp, p, st, exp->claim_elapsed_ns))
 			__irq_expect_verified(desc, exp, now);
@@ -637,7 +672,7 @@ static void __irq_expect_polled(struct irq_desc *desc, struct irq_expect *exp, u
 		__irq_expect_bad(desc, exp, (uint32_t)p->expect_bad_factor, now);
 		return;
 	}
-	exp->claim_unhandled = desc->stats.unhandled;
+	exp->claim_unhandled = __irq_stat_sum(desc, IRQ_STAT_UNHANDLED);
 	exp->claim_elapsed_ns = elapsed;
 	__atomic_or_fetch(&exp->state, IRQ_EXP_CLAIM, __ATOMIC_RELEASE);
 	if (in_poll && !exp->claim_in_poll) {
@@ -691,15 +726,17 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 	p = irq_policy();
 	if (!p->expect_on)
 		return;
+	desc = exp->desc;
+	__irq_poll_want_change_begin(desc);
 	st = __atomic_fetch_and(&exp->state, ~(uint32_t)IRQ_EXP_EXPECTING, __ATOMIC_ACQ_REL);
 	if (!(st & IRQ_EXP_EXPECTING)) {
 		irq_expect_misuse(exp, timedout ? "unexpect_irq(timed out) without expect_irq; time-out counted"
 						: "unexpect_irq without expect_irq");
-		if (!timedout)
+		if (!timedout) {
+			__irq_poll_want_change_end(desc);
 			return;
+		}
 	}
-	desc = exp->desc;
-	__irq_poll_want_moved(desc);
 	by_poll = irq_expect_by_poll(exp);
 	IRQ_TRACE(IRQ_TEV_UNEXPECT, desc->irq_data.irq, timedout ? IRQ_TUNEXP_TIMEOUT : by_poll ? IRQ_TUNEXP_POLL : IRQ_TUNEXP_IRQ, irq_trace_id(exp));
 	if (!timedout && !by_poll && !(st & IRQ_EXP_CLAIM)) {
@@ -707,12 +744,18 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 		exp->completions_irq++;
 		if (irq_expect_skip_learning(exp, p, st)) {
 			irq_expect_count_good(exp, p, st);  /* verified already: never reaches the goal anew */
+			/* After every change the poll time depends on (see expect_irq). */
+			__irq_poll_want_moved(desc);
+			__irq_poll_want_change_end(desc);
 			return;
 		}
 		now = __irq_run_now(desc);
-		elapsed = now - exp->started_ns;
-		if (!irq_expect_note_good(exp, p, st, elapsed))
+		elapsed = now - irq_load_u64(&exp->started_ns);
+		if (!irq_expect_note_good(exp, p, st, elapsed)) {
+			__irq_poll_want_moved(desc);
+			__irq_poll_want_change_end(desc);
 			return;
+		}
 		verify = true;
 	} else {
 		/*
@@ -721,7 +764,7 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 		 * where the first poll goes is learnt from this time.
 		 */
 		now = __irq_run_now_fresh(desc);
-		elapsed = now - exp->started_ns;
+		elapsed = now - irq_load_u64(&exp->started_ns);
 	}
 	flags = irq_port_lock_irqsave(&desc->lock);
 	if (exp->action) {
@@ -742,7 +785,9 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 			__irq_expect_verified(desc, exp, now);
 		}
 	}
+	__irq_poll_want_moved(desc);
 	irq_port_unlock_irqrestore(&desc->lock, flags);
+	__irq_poll_want_change_end(desc);
 }
 
 /* When the expects of @action want the line polled (0: never). Lock held. */
@@ -766,7 +811,8 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 
 	for (e = action->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++) {
 		uint32_t st = __atomic_load_n(&e->state, __ATOMIC_SEQ_CST);
-		uint64_t base = e->started_ns > last ? e->started_ns : last, at, gap;
+		uint64_t started = irq_load_u64(&e->started_ns);
+		uint64_t base = started > last ? started : last, at, gap;
 
 		if (!(st & IRQ_EXP_EXPECTING)) {
 			/*
@@ -783,7 +829,7 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 			if (safety == p->poll_slow_ns)
 				at = base + p->poll_slow_ns;
 			else if (!(st & IRQ_EXP_FIRST_POLL)) {
-				at = e->started_ns + safety;  /* the safety poll */
+				at = started + safety;  /* the safety poll */
 				/*
 				 * Unless the timer looked at the line lately and found
 				 * nothing due: the device is busy with one command after
@@ -794,9 +840,9 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 					at = recheck_at;  /* young at the last look: not due before the next */
 			}
 			else  /* it found the device busy: a slow command; gaps doubling up to the normal rate */
-				at = last + irq_expect_clamp(last - e->started_ns, safety, irq_expect_gap_max(p));
+				at = last + irq_expect_clamp(last - started, safety, irq_expect_gap_max(p));
 		} else if (!(st & IRQ_EXP_FIRST_POLL)) {
-			at = e->started_ns + (p->expect_latency_poll ? e->first_poll_ns
+			at = started + (p->expect_latency_poll ? irq_load_u64(&e->first_poll_ns)
 					      : (st & IRQ_EXP_QUICK) ? p->poll_quick_ns : p->poll_normal_ns);
 		} else {
 			if (p->expect_latency_poll) {
@@ -808,7 +854,7 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 				 */
 				uint64_t since_first = last - e->first_polled_ns;
 
-				gap = e->first_poll_ns >> IRQ_EXPECT_RETRY_SHIFT;
+				gap = irq_load_u64(&e->first_poll_ns) >> IRQ_EXPECT_RETRY_SHIFT;
 				if (since_first > gap)
 					gap = since_first;
 				gap = irq_expect_clamp(gap, p->expect_first_poll_min_ns, irq_expect_gap_max(p));
@@ -829,7 +875,7 @@ void __irq_expect_mark_polled(struct irqaction *action, uint64_t poll_ns)
 	unsigned int n;
 
 	for (e = action->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
-		if ((__atomic_load_n(&e->state, __ATOMIC_SEQ_CST) & IRQ_EXP_EXPECTING) && e->started_ns < poll_ns &&
+		if ((__atomic_load_n(&e->state, __ATOMIC_SEQ_CST) & IRQ_EXP_EXPECTING) && irq_load_u64(&e->started_ns) < poll_ns &&
 		    !(__atomic_fetch_or(&e->state, IRQ_EXP_FIRST_POLL, __ATOMIC_SEQ_CST) & IRQ_EXP_FIRST_POLL))
 			e->first_polled_ns = poll_ns;
 }

@@ -72,7 +72,11 @@ IRQ_ALWAYS_INLINE irqreturn_t handle_irq_event(struct irq_desc *desc, unsigned l
 	if (!polled)
 		desc->status &= ~IRQS_PENDING;
 	desc->status |= IRQS_INPROGRESS;
-	desc->run_is_poll = polled;
+	/*
+	 * Both read lock-free by expect_irq/unexpect_irq on any CPU (expect.c):
+	 * atomic stores. run_clock_cpu is also IRQS_INPROGRESS's lock-free mirror.
+	 */
+	__atomic_store_n(&desc->run_is_poll, polled, __ATOMIC_RELAXED);
 	/* The run's clock (__irq_run_now): read when first needed. */
 	__atomic_store_n(&desc->run_clock_cpu, irq_port_cpu_id() + 1, __ATOMIC_RELAXED);
 	desc->run_clock_ns = 0;
@@ -204,11 +208,14 @@ void irq_desc_timers_init(struct irq_desc *desc)
 
 void __irq_account_no_action(struct irq_desc *desc)
 {
-	desc->stats.unhandled++;
-	desc->stats.spurious++;
-	if (irq_report_due(desc->stats.spurious))
+	uint64_t spurious;
+
+	irq_stat_inc(desc, IRQ_STAT_UNHANDLED, true);
+	irq_stat_inc(desc, IRQ_STAT_SPURIOUS, true);
+	spurious = __irq_stat_sum(desc, IRQ_STAT_SPURIOUS);  /* exact: every CPU counts it under the lock */
+	if (irq_report_due(spurious))
 		irq_port_log(IRQ_LOG_WARN, "irq %u: interrupt on a line without handler (%llu so far); line kept masked\n",
-			     desc->irq_data.irq, (unsigned long long)desc->stats.spurious);
+			     desc->irq_data.irq, (unsigned long long)spurious);
 }
 
 /*
@@ -225,17 +232,21 @@ static bool __irq_poll_defer(struct irq_desc *desc)
 {
 	struct irq_defence_line *def = &desc->def;
 
+	uint64_t delivered;
+
 	if (desc->status & (IRQS_MASKED | IRQS_DISABLED))
 		return false;
-	if (def->defer_delivered == desc->stats.delivered + 1)
-		return false;  /* deferred before and nothing came since */
 	/* The answer is also the poll's "before the handlers" sample (__handle_irq_event). */
 	def->poll_pending_before = (int8_t)__irq_chip_pending(desc);
 	def->poll_pending_sampled = true;
 	if (def->poll_pending_before != IRQ_PENDING_YES)
 		return false;
+	/* Summed over the CPUs only now: a poll of a line that is not pending pays nothing for it. */
+	delivered = __irq_stat_sum(desc, IRQ_STAT_DELIVERED);
+	if (def->defer_delivered == delivered + 1)
+		return false;  /* deferred before and nothing came since (on any CPU) */
 	def->poll_pending_sampled = false;
-	def->defer_delivered = desc->stats.delivered + 1;
+	def->defer_delivered = delivered + 1;
 	def->poll_deferred++;
 	return true;
 }
@@ -345,8 +356,8 @@ int generic_handle_irq(unsigned int irq)
 	if (!flow) {
 		unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 
-		desc->stats.delivered++;
-		desc->stats.spurious++;
+		irq_stat_inc(desc, IRQ_STAT_DELIVERED, true);
+		irq_stat_inc(desc, IRQ_STAT_SPURIOUS, true);
 		irq_port_unlock_irqrestore(&desc->lock, flags);
 		return -IRQ_ENODEV;
 	}
@@ -367,6 +378,6 @@ void irq_account_spurious(unsigned int irq)
 	if (!desc)
 		return;
 	flags = irq_port_lock_irqsave(&desc->lock);
-	desc->stats.spurious++;
+	irq_stat_inc(desc, IRQ_STAT_SPURIOUS, true);
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }

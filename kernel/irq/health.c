@@ -251,7 +251,7 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 		.reenable_at_ns = def->flood_off ? def->flood_reenable_at_ns : 0,
 		.next_poll_ns = def->poll_at_ns,
 		.polls = def->polls,
-		.poll_runs = desc->stats.polled,
+		.poll_runs = __irq_stat_sum(desc, IRQ_STAT_POLLED),
 		.poll_found = def->polled_claims,
 		.poll_beat = def->poll_beat,
 		.poll_deferred = def->poll_deferred,

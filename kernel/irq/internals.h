@@ -49,14 +49,97 @@
 #define IRQS_MASKED     0x0020u  /* the line is masked at its chip */
 #define IRQS_KNOWN_MASK 0x003Fu  /* every bit above */
 
-/* Per-line counters; see <irq/stats.h> for their meaning. */
-struct irq_line_counters {
-	uint64_t delivered;  /* under the lock, by the flow handlers */
-	uint64_t handled;    /* by the run's owner (note_interrupt) */
-	uint64_t unhandled;  /* by the run's owner, or under the lock when no action */
-	uint64_t spurious;   /* under the lock */
-	uint64_t polled;     /* by the run's owner */
+/*
+ * A 64-bit field written without the lock on one CPU and read on another
+ * (struct irq_expect::started_ns). Where the CPU loads and stores 64 bits
+ * in one instruction (pointers of 64 bits: x86-64, RV64, AArch64) a relaxed
+ * atomic, so there is no data race; on a 32-bit CPU (irqkit's i686, the
+ * Cortex-M3) a 64-bit atomic would be a library call the freestanding
+ * core does not have, so a plain access, which a reader on another CPU may
+ * see torn: the only reader that can meet a concurrent write is the poll
+ * timer working out when to poll next (__irq_expect_deadline), where a
+ * torn time moves one poll, and the next expect_irq or poll works it out
+ * again. A reader that saw the token's IRQ_EXP_EXPECTING set by the same
+ * expect_irq (acquire) sees the value whole in either case.
+ */
+static inline uint64_t irq_load_u64(const uint64_t *p)
+{
+#if __SIZEOF_POINTER__ >= 8
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+#else
+	return *(const volatile uint64_t *)p;
+#endif
+}
+
+static inline void irq_store_u64(uint64_t *p, uint64_t v)
+{
+#if __SIZEOF_POINTER__ >= 8
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+#else
+	*(volatile uint64_t *)p = v;
+#endif
+}
+
+/*
+ * The line counters (their meaning: <irq/stats.h>), kept per CPU (stats.c):
+ * each CPU counts into its own slot, with interrupts disabled, so a slot
+ * has one writer at a time and the hot path takes no lock and no atomic
+ * read-modify-write for them; a reader sums the slots (irq_get_line_stats).
+ */
+enum irq_stat {
+	IRQ_STAT_DELIVERED,  /* by the flow handlers (lock held) */
+	IRQ_STAT_HANDLED,    /* by the run's owner (note_interrupt) */
+	IRQ_STAT_UNHANDLED,  /* by the run's owner, or under the lock when no action */
+	IRQ_STAT_SPURIOUS,   /* under the lock */
+	IRQ_STAT_POLLED,     /* by the run's owner */
+	IRQ_STAT_NR
 };
+
+/*
+ * One CPU's share of one line's counters: native words, which every CPU
+ * loads and stores whole with one instruction (relaxed atomics: no data
+ * race with a reader on another CPU, no libatomic). A 32-bit word would
+ * wrap after 2^32 interrupts; there, a word whose top bit is set is folded
+ * into the 64-bit @folded under the line's lock (once per 2^31 counts), so
+ * the sums stay 64-bit and exact. 64-bit CPUs never fold.
+ */
+#ifndef IRQ_STAT_TEST_NARROW
+typedef unsigned long irq_stat_t;
+#define IRQ_STAT_FOLDS (__SIZEOF_LONG__ < 8)
+#else  /* host unit test only (tests/unit/test_irq_stat_fold.c): a 32-bit CPU's words, to run the fold */
+typedef uint32_t irq_stat_t;
+#define IRQ_STAT_FOLDS 1
+#endif
+/* Slot size: a power of two (the hot path indexes with a shift), 64 bytes = one cache line of x86. */
+#define IRQ_STAT_SLOT_BYTES 64
+struct irq_cpu_counters {
+	union {
+		struct {
+			irq_stat_t n[IRQ_STAT_NR];
+#if IRQ_STAT_FOLDS
+			uint64_t folded[IRQ_STAT_NR];  /* under the line's lock */
+#endif
+		};
+		unsigned char pad[IRQ_STAT_SLOT_BYTES];
+	};
+};
+_Static_assert(sizeof(struct irq_cpu_counters) == IRQ_STAT_SLOT_BYTES, "a counter slot outgrew IRQ_STAT_SLOT_BYTES");
+
+/*
+ * Slots per line: IRQ_NR_CPUS rounded up to a power of two, so that the
+ * hot path picks the slot with a mask: a CPU number at or past
+ * IRQ_NR_CPUS (a port's bug, irq_port_cpu_id) then writes no memory
+ * outside the table and loses no count (see irq_stat_inc); its counts
+ * only show under another CPU's number.
+ */
+#define IRQ_STAT_SLOTS (IRQ_NR_CPUS <= 1 ? 1 : IRQ_NR_CPUS <= 2 ? 2 : IRQ_NR_CPUS <= 4 ? 4 : IRQ_NR_CPUS <= 8 ? 8 : \
+			IRQ_NR_CPUS <= 16 ? 16 : IRQ_NR_CPUS <= 32 ? 32 : IRQ_NR_CPUS <= 64 ? 64 : IRQ_NR_CPUS <= 128 ? 128 : 256)
+
+/*
+ * [CPU][line]: one CPU's counters of every line lie together, so two CPUs
+ * counting interrupts of one line do not write the same cache lines.
+ */
+extern struct irq_cpu_counters irq_cpu_stats[IRQ_STAT_SLOTS][IRQ_NR_LINES];
 
 /*
  * The flood defence's accounting segment (spurious.c): written only by the
@@ -121,6 +204,9 @@ struct irq_defence_line {
 	uint64_t armed_want_ns;
 	uint32_t armed_gen;
 	uint32_t want_gen;             /* bumped by every change that may move the wanted poll time */
+#ifdef IRQ_POLL_WANT_CHECK
+	uint32_t want_changing;        /* lock-free changes begun and not yet bumped (the check's own, host only) */
+#endif
 	uint64_t poll_gap_ns;          /* adaptive gap of the fast polls (poll_adaptive) */
 	uint64_t poll_arms;            /* times the poll timer was armed or moved */
 	uint64_t polls;                /* poll timer expiries that polled the line */
@@ -179,10 +265,16 @@ struct irq_desc {
 	 * irq_port_cpu_id() + 1 while the run is in progress, 0 otherwise;
 	 * run_clock_ns the reading (0: none yet). Written only by the owner,
 	 * under the lock at the run's start and end.
+	 * run_clock_cpu is also IRQS_INPROGRESS's mirror for the lock-free
+	 * readers on other CPUs (expect_irq, unexpect_irq: expect.c), which
+	 * may not read desc->status: that is written with plain
+	 * read-modify-writes under the lock, and a lock-free read next to
+	 * those is a data race. Stored atomically, after IRQS_INPROGRESS is
+	 * set and before it is cleared.
 	 */
 	uint32_t run_clock_cpu;
 	uint64_t run_clock_ns;
-	struct irq_line_counters stats;
+	/* The counters are per CPU: irq_cpu_stats (above), irq_stat_inc(), __irq_stat_sum(). */
 	/* Replays a pending edge from timer context (after enable_irq, or when
 	 * the replay loop hit IRQ_EDGE_REPLAY_LIMIT). Owned by handle.c. */
 	struct irq_port_timer resend_timer;
@@ -193,6 +285,46 @@ struct irq_desc {
 	/* The defences' state (spurious.c, expect.c, watch.c, poll.c, health.c). */
 	struct irq_defence_line def;
 };
+
+/* __irq_stat_fold - a 32-bit slot's top bit is set: move it into its 64-bit part. stats.c. */
+void __irq_stat_fold(struct irq_desc *desc, struct irq_cpu_counters *slot, enum irq_stat which, bool lock_held);
+
+/*
+ * irq_stat_inc - one more on counter @which of line @desc, in the slot of
+ * the CPU running this (interrupts disabled: the number is stable).
+ * @lock_held: whether the caller holds desc->lock (a fold takes it
+ * otherwise).
+ * Lock-free, and no atomic read-modify-write needed: a line's counters are
+ * only ever written under its lock (delivered, spurious) or by the owner
+ * of its run (handled, unhandled, polled: IRQS_INPROGRESS, set and cleared
+ * under the lock), so two writes of one line's slot never overlap, even
+ * from two CPUs sharing a slot (an out-of-range number), and each is ordered after
+ * the one before by the lock. A relaxed load and a relaxed store of the
+ * new value therefore lose nothing, and a reader on another CPU, which
+ * holds no lock that orders it, sees the old or the new value, each right
+ * at some instant (the counters only grow): no data race, no torn value.
+ * No other ordering is promised or needed: the counters are statistics,
+ * and the defences that compare them (__irq_stat_sum) do so under the lock.
+ */
+static inline __attribute__((always_inline)) void irq_stat_inc(struct irq_desc *desc, enum irq_stat which,
+								bool lock_held)
+{
+	unsigned int cpu = irq_port_cpu_id();
+	struct irq_cpu_counters *slot;
+	irq_stat_t v;
+
+	slot = &irq_cpu_stats[cpu & (IRQ_STAT_SLOTS - 1)][desc->irq_data.irq];
+	v = __atomic_load_n(&slot->n[which], __ATOMIC_RELAXED) + 1;
+	__atomic_store_n(&slot->n[which], v, __ATOMIC_RELAXED);
+	if (IRQ_STAT_FOLDS && __builtin_expect(v >> (sizeof(irq_stat_t) * 8 - 1), 0))
+		__irq_stat_fold(desc, slot, which, lock_held);
+}
+
+/* irq_stats_reset - every line's counters of every CPU to 0 (irq_core_init). */
+void irq_stats_reset(void);
+
+/* __irq_stat_sum - counter @which of @desc over every CPU. Lock held. */
+uint64_t __irq_stat_sum(const struct irq_desc *desc, enum irq_stat which);
 
 /* The descriptor table (irqdesc.c). */
 extern struct irq_desc irq_descs[IRQ_NR_LINES];
@@ -620,6 +752,32 @@ void __irq_watch_unclaimed(struct irq_desc *desc, uint64_t now);
 static inline void __irq_poll_want_moved(struct irq_desc *desc)
 {
 	__atomic_add_fetch(&desc->def.want_gen, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Around a lock-free change of what __irq_poll_want looks at (expect_irq,
+ * unexpect_irq): from before the first change to after the bump. Only host
+ * builds with IRQ_POLL_WANT_CHECK count them: there the check at the poll
+ * timer's expiry, which recomputes the wish under the lock while another
+ * CPU may be between its change and its bump, must not call that a missed
+ * bump. Nothing in a real build.
+ */
+static inline void __irq_poll_want_change_begin(struct irq_desc *desc)
+{
+#ifdef IRQ_POLL_WANT_CHECK
+	__atomic_add_fetch(&desc->def.want_changing, 1, __ATOMIC_SEQ_CST);
+#else
+	(void)desc;
+#endif
+}
+
+static inline void __irq_poll_want_change_end(struct irq_desc *desc)
+{
+#ifdef IRQ_POLL_WANT_CHECK
+	__atomic_sub_fetch(&desc->def.want_changing, 1, __ATOMIC_SEQ_CST);
+#else
+	(void)desc;
+#endif
 }
 
 static inline uint32_t __irq_poll_want_gen(const struct irq_desc *desc)

@@ -37,7 +37,6 @@ static void irq_desc_reset(struct irq_desc *desc, unsigned int irq)
 	desc->unbalanced_enables = 0;
 	desc->bad_line_enables = 0;
 	desc->run_is_poll = false;
-	desc->stats = (struct irq_line_counters){ 0 };
 	irq_desc_timers_init(desc);
 	desc->def = (struct irq_defence_line){ 0 };
 }
@@ -48,6 +47,7 @@ void irq_core_init(void)
 
 	for (i = 0; i < IRQ_NR_LINES; i++)
 		irq_desc_reset(&irq_descs[i], i);
+	irq_stats_reset();
 	irq_port_lock_init(&irq_pool_lock);
 	for (i = 0; i < IRQ_NR_ACTIONS; i++)
 		irq_action_in_use[i] = false;

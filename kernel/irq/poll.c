@@ -202,7 +202,10 @@ static uint64_t __irq_poll_want_at_expiry(struct irq_desc *desc, uint64_t armed_
 
 	if (armed_ns && def->armed_want_ns && def->armed_gen == __irq_poll_want_gen(desc)) {
 #ifdef IRQ_POLL_WANT_CHECK
-		if (__irq_poll_want(desc, now) != def->armed_want_ns)
+		/* Unless another CPU is between a lock-free change and its bump (__irq_poll_want_change_begin). */
+		if (__irq_poll_want(desc, now) != def->armed_want_ns &&
+		    !__atomic_load_n(&def->want_changing, __ATOMIC_SEQ_CST) &&
+		    def->armed_gen == __irq_poll_want_gen(desc))
 			__builtin_trap();  /* a change that moved the poll time without __irq_poll_want_moved */
 #endif
 		def->poll_want_reused++;
@@ -299,7 +302,17 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	def->last_poll_ns = now;
 	/* A real poll: the recheck (expect.c) counts from here no more. */
 	__atomic_store_n(&def->recheck_word, 0, __ATOMIC_SEQ_CST);
-	def->timer_poll_running = false;
+	/*
+	 * The seq_cst store pairs with expect_irq's seq_cst read-modify-write
+	 * of its token's state followed by its seq_cst load of
+	 * timer_poll_running (a store-buffering pair, expect.c): either that
+	 * load sees false here and expect_irq reschedules under the lock
+	 * itself, or the token loads below (__irq_poll_want, seq_cst) see its
+	 * IRQ_EXP_EXPECTING and arm the timer for it. With weaker orderings
+	 * both could miss the other on another CPU (each store still in its
+	 * CPU's store buffer), and the expect would have no poll at all.
+	 */
+	__atomic_store_n(&def->timer_poll_running, false, __ATOMIC_SEQ_CST);
 	deferred = found == -IRQ_EINPROGRESS;
 	if (!deferred) {  /* a poll that left the work to the pending interrupt looked at nothing */
 		__irq_poll_adapt(desc, found);
@@ -334,7 +347,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 		}
 		def->polls++;
 		def->poll_reruns++;
-		def->timer_poll_running = true;
+		__atomic_store_n(&def->timer_poll_running, true, __ATOMIC_SEQ_CST);
 		chain->polls++;
 	} else {
 		__irq_poll_arm(desc, want, now, gen);
@@ -384,7 +397,7 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 		return;
 	}
 	desc->def.polls++;
-	desc->def.timer_poll_running = true;
+	__atomic_store_n(&desc->def.timer_poll_running, true, __ATOMIC_SEQ_CST);
 	chain.why = irq_trace_enabled() ? __irq_poll_why(desc, now) : 0;
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 

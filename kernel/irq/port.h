@@ -20,6 +20,10 @@
  * the clock and the timers must run. docs/porting.md, section 8 ("First
  * boot"), has the whole order and what a missing step looks like.
  *
+ * Several CPUs: the core may run on every CPU at once. What that asks of
+ * the host beyond a one-CPU port is in the section "Several CPUs" at the
+ * end (and docs/porting.md, section 5a); a one-CPU port need do nothing.
+ *
  * Contexts named below:
  *   thread context  - ordinary kernel code, interrupts enabled, may spin.
  *   interrupt context - generic_handle_irq() and everything it calls:
@@ -107,8 +111,11 @@ void irq_port_timer_arm(struct irq_port_timer *timer, uint64_t expires_ns);
 
 /*
  * irq_port_timer_cancel - stop @timer if pending. Does NOT wait for a
- * callback already running on another CPU (the core handles that itself by
- * re-checking its state under its lock inside the callback).
+ * callback already running on another CPU, and must not: the core cancels
+ * with a line's lock held, and the line's poll callback takes that lock,
+ * so a waiting cancel would deadlock the two CPUs. The core handles a
+ * running callback itself (it re-checks the line under its lock inside
+ * the callback; free_irq and friends wait for the run the callback makes).
  * CONTEXT: any, including with a core lock held.
  * RETURNS true if the timer was pending (and now will not fire).
  */
@@ -166,12 +173,44 @@ void irq_port_cpu_relax(void);
 
 /*
  * irq_port_cpu_id - the number of the CPU running the caller, 0 up to
- * IRQ_NR_CPUS - 1 (irq_config.h); a larger number is treated as an error
- * by the core (its events are counted as dropped). Stable while interrupts
- * are disabled; a caller with interrupts on may be moved right after, which
- * the core allows for (the trace reserves its slot atomically).
- * CONTEXT: any. Cheap (a per-CPU read); a one-CPU port returns 0.
+ * IRQ_NR_CPUS - 1 (irq_config.h). Two contexts that can run at the same
+ * time get different numbers. Stable while interrupts are disabled; a
+ * caller with interrupts on may be moved right after, which the core
+ * allows for (the trace reserves its slot atomically). A larger number is
+ * a port bug the core survives: its trace events are counted as dropped,
+ * its statistics land in another CPU's slot (never lost, never outside the
+ * table).
+ * CONTEXT: any. Called twice per handled interrupt (the per-CPU
+ * statistics): make it an inline per-CPU read in <irq_port_host.h>. A
+ * one-CPU port returns 0.
  */
 unsigned int irq_port_cpu_id(void);
+
+/* ========================================================================
+ * Several CPUs
+ *
+ * Nothing to implement beyond the functions above; what they, the
+ * compiler and the CPU must give when the core runs on several CPUs at
+ * once (docs/porting.md, section 5a, has the why and the tests):
+ *   - irq_port_cpu_id: distinct numbers for CPUs running at once (above);
+ *   - the locks: exclusion between CPUs, not only against this CPU's
+ *     interrupts, and lock ordering: what one holder wrote before its
+ *     unlock, the next holder sees after its lock (acquire/release);
+ *   - the timers: callbacks may run on any CPU, while the core runs on
+ *     others; irq_port_timer_cancel never waits for one (above);
+ *   - the compiler's __atomic builtins inline, without a library call:
+ *     loads and stores of bytes, 32-bit words, unsigned long and pointers
+ *     in every memory order, read-modify-writes on 32-bit words, and real
+ *     barriers where the CPU needs them (x86 lock/mfence, ARM dmb, RISC-V
+ *     fence). Checked below at compile time; 64-bit atomics are not used
+ *     (internals.h, irq_load_u64).
+ * ======================================================================== */
+
+_Static_assert(__atomic_always_lock_free(sizeof(uint32_t), 0),
+	       "kernel/irq needs lock-free 32-bit atomics (port.h, Several CPUs)");
+_Static_assert(__atomic_always_lock_free(sizeof(unsigned long), 0),
+	       "kernel/irq needs lock-free atomic loads and stores of unsigned long (port.h, Several CPUs)");
+_Static_assert(__atomic_always_lock_free(sizeof(void *), 0),
+	       "kernel/irq needs lock-free atomic pointers (port.h, Several CPUs)");
 
 #endif /* IRQ_PORT_H */

@@ -398,11 +398,11 @@ void note_interrupt(struct irq_desc *desc, irqreturn_t ret)
 	bool polled = desc->run_is_poll;
 
 	if (polled)
-		desc->stats.polled++;
+		irq_stat_inc(desc, IRQ_STAT_POLLED, false);
 	else if (ret == IRQ_HANDLED)
-		desc->stats.handled++;
+		irq_stat_inc(desc, IRQ_STAT_HANDLED, false);
 	else
-		desc->stats.unhandled++;
+		irq_stat_inc(desc, IRQ_STAT_UNHANDLED, false);
 	if (ret == IRQ_HANDLED) {
 		/* Read by an unexpect_irq() called after the handler (expect.c). */
 		__atomic_store_n(&desc->def.last_claim_by_poll, polled, __ATOMIC_RELAXED);

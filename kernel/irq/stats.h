@@ -15,9 +15,13 @@
  * Edges that arrive while the line is busy or disabled are merged into one
  * replay, so delivered may exceed handled + unhandled.
  *
- * The counters are written without the line's lock by whoever runs the
- * handlers; on a 32-bit SMP host a read may catch a 64-bit counter half
- * updated. On a uniprocessor (irqkit) the reader's lock excludes that.
+ * The line counters are kept per CPU: each CPU counts the interrupts it
+ * takes (and the runs and polls it makes) in its own slot, without a lock
+ * or an atomic read-modify-write, and irq_get_line_stats() sums the slots;
+ * irq_get_line_cpu_stats() gives one CPU's share (the per-CPU columns of
+ * a /proc/interrupts). Each slot is a native word read and written whole,
+ * folded into a 64-bit sum before it can wrap on a 32-bit CPU, so a read
+ * on any CPU sees whole, 64-bit counts (internals.h, irq_stat_inc).
  */
 #ifndef IRQ_STATS_H
 #define IRQ_STATS_H
@@ -38,6 +42,21 @@ struct irq_line_stats {
 	uint64_t delivered, handled, unhandled, spurious, polled;
 	unsigned int nr_actions;
 };
+
+/* One CPU's share of a line's counters (the same meanings). */
+struct irq_line_cpu_stats {
+	uint64_t delivered, handled, unhandled, spurious, polled;
+};
+
+/*
+ * irq_get_line_cpu_stats - copy CPU @cpu's share of line @irq's counters to
+ * @out. @cpu is irq_port_cpu_id()'s number, below IRQ_NR_CPUS (a port that
+ * gave a number out of range - its bug - has those counts under the number
+ * modulo a power of two at or above IRQ_NR_CPUS: counted, never lost).
+ * CONTEXT: any; takes the line's lock briefly.
+ * RETURNS 0, or -EINVAL (no such line or slot, NULL @out).
+ */
+int irq_get_line_cpu_stats(unsigned int irq, unsigned int cpu, struct irq_line_cpu_stats *out);
 
 /* One action (registered handler) of a line. */
 struct irq_action_stats {

@@ -101,7 +101,8 @@ static void __irq_watch_late_settle(struct irq_desc *desc, struct irqaction *act
 {
 	struct irq_watch *w = &action->watch;
 	/* late_unhandled may run ahead: reserved for finds beaten to a pending interrupt (__irq_watch_count). */
-	uint64_t unclaimed = desc->stats.unhandled > w->late_unhandled ? desc->stats.unhandled - w->late_unhandled : 0;
+	uint64_t unhandled = __irq_stat_sum(desc, IRQ_STAT_UNHANDLED);
+	uint64_t unclaimed = unhandled > w->late_unhandled ? unhandled - w->late_unhandled : 0;
 	uint64_t late = unclaimed < w->late_pending ? unclaimed : w->late_pending;
 	uint32_t rest;
 
@@ -165,7 +166,7 @@ static void __irq_watch_count(struct irq_desc *desc, struct irqaction *action, c
 	if (!w->late_pending) {
 		__atomic_add_fetch(&desc->def.watch_late_open, 1, __ATOMIC_RELAXED);
 		w->late_from_ns = now;
-		w->late_unhandled = desc->stats.unhandled;
+		w->late_unhandled = __irq_stat_sum(desc, IRQ_STAT_UNHANDLED);
 	}
 	w->late_pending = irq_watch_add(w->late_pending, by_poll);
 }

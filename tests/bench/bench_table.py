@@ -336,6 +336,11 @@ def hot_rows(irq, dfn):
         rows.append((label, "Ir per interrupt", cond,
                      {"irqkit": v, "tejun2010": nm("bench-irq: default profile only"),
                       "mainline": nm("bench-irq: default profile only")}))
+    if "edge-smp" in by:
+        r = by["edge-smp"]
+        rows.append(("handled edge interrupt, core built for 8 CPUs (per-CPU statistics)", "Ir per interrupt", cond,
+                     {p: f"{r['ir']:.1f} ({r['locks']} lock pairs)" if p == "irqkit"
+                      else nm("bench-irq: default profile only") for p in POLICIES}))
     if "edge-traced" in by and "edge" in by:
         t = by["edge-traced"]
         per = (t["ir"] - by["edge"]["ir"]) / t["events"] if t.get("events") else 0

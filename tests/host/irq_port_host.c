@@ -375,17 +375,12 @@ void irq_port_cpu_relax(void)
 	sched_yield();
 }
 
-/* The CPU a test thread plays (irq_host_set_cpu); 0 unless set. */
-static __thread unsigned int host_cpu_id;
-
-unsigned int irq_port_cpu_id(void)
-{
-	return host_cpu_id;
-}
+/* The CPU a test thread plays (irq_host_set_cpu); 0 unless set. irq_port_cpu_id() is inline in the header. */
+__thread unsigned int irq_host_cpu;
 
 void irq_host_set_cpu(unsigned int cpu)
 {
-	host_cpu_id = cpu;
+	irq_host_cpu = cpu;
 }
 
 uint64_t irq_host_relax_count(void) { return __atomic_load_n(&relax_calls, __ATOMIC_RELAXED); }

@@ -72,8 +72,20 @@ void irq_host_irq_exit(void);             /* end it (restores the previous state
 
 /* ---- counters -------------------------------------------------------------- */
 
-/* irq_port_cpu_id() of the calling thread from now on (default 0; a number >= IRQ_NR_CPUS tests the core's check). */
+/*
+ * irq_port_cpu_id() of the calling thread from now on (default 0; a number
+ * >= IRQ_NR_CPUS tests the core's check). Threads that play CPUs running at
+ * the same time each set their own number, as port.h requires.
+ */
 void irq_host_set_cpu(unsigned int cpu);
+
+/* The number itself: irq_port_cpu_id() is inline here (port.h allows it), one thread-local load. */
+extern __thread unsigned int irq_host_cpu;
+
+static inline unsigned int irq_port_cpu_id(void)
+{
+	return irq_host_cpu;
+}
 uint64_t irq_host_relax_count(void);      /* irq_port_cpu_relax calls, all threads */
 uint64_t irq_host_lock_count(void);       /* irq_port_lock_irqsave calls, all threads */
 uint64_t irq_host_now_count(void);        /* irq_port_now_ns calls (the core's clock reads), all threads */

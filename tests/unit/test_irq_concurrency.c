@@ -15,6 +15,7 @@
 #include <setjmp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <string.h>
 #include <time.h>
 #include <cmocka.h>
 
@@ -392,7 +393,7 @@ static void *stress_raiser(void *arg)
 {
 	unsigned int i;
 
-	(void)arg;
+	irq_host_set_cpu((unsigned int)(uintptr_t)arg);
 	pthread_barrier_wait(&stress_start);
 	for (i = 0; i < STRESS_RAISES; i++) {
 		fake_raise(LINE);
@@ -406,12 +407,39 @@ static void *stress_poller(void *arg)
 {
 	unsigned int i;
 
-	(void)arg;
+	irq_host_set_cpu((unsigned int)(uintptr_t)arg);
 	pthread_barrier_wait(&stress_start);
 	for (i = 0; i < STRESS_POLLS; i++)
 		if (poll_now(LINE) >= 0)
 			__atomic_add_fetch(&polls_that_ran, 1, __ATOMIC_SEQ_CST);
 	return NULL;
+}
+
+/*
+ * The per-CPU counters: each "CPU" counted what it did in its own slot,
+ * and the line's counts are their sums. CPUs 1 and 2 each took
+ * STRESS_RAISES interrupts; only CPU @poller polled; CPU 0 counted nothing.
+ */
+static void expect_per_cpu_counts_sum_to_the_line(const struct irq_line_stats *st, unsigned int poller)
+{
+	struct irq_line_cpu_stats c, sum = { 0 };
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < IRQ_NR_CPUS; cpu++) {
+		assert_int_equal(irq_get_line_cpu_stats(LINE, cpu, &c), 0);
+		assert_int_equal(c.delivered, cpu == 1 || cpu == 2 ? STRESS_RAISES : 0);
+		if (cpu != poller)
+			assert_int_equal(c.polled, 0);
+		sum.delivered += c.delivered;
+		sum.handled += c.handled;
+		sum.unhandled += c.unhandled;
+		sum.polled += c.polled;
+	}
+	assert_int_equal(irq_get_line_cpu_stats(LINE, IRQ_NR_CPUS, &c), -EINVAL);
+	assert_int_equal(sum.delivered, st->delivered);
+	assert_int_equal(sum.handled, st->handled);
+	assert_int_equal(sum.unhandled, st->unhandled);
+	assert_int_equal(sum.polled, st->polled);
 }
 
 static void a_lines_handler_never_runs_twice_at_once_under_interrupts_and_polls(void **state)
@@ -426,9 +454,10 @@ static void a_lines_handler_never_runs_twice_at_once_under_interrupts_and_polls(
 	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
 	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "busy", &dev), 0);
 	assert_int_equal(pthread_barrier_init(&stress_start, NULL, 3), 0);
-	assert_int_equal(pthread_create(&cpus[0], NULL, stress_raiser, NULL), 0);
-	assert_int_equal(pthread_create(&cpus[1], NULL, stress_raiser, NULL), 0);
-	assert_int_equal(pthread_create(&cpus[2], NULL, stress_poller, NULL), 0);
+	/* "CPUs" 1 and 2 take the interrupts, 3 polls. */
+	assert_int_equal(pthread_create(&cpus[0], NULL, stress_raiser, (void *)(uintptr_t)1), 0);
+	assert_int_equal(pthread_create(&cpus[1], NULL, stress_raiser, (void *)(uintptr_t)2), 0);
+	assert_int_equal(pthread_create(&cpus[2], NULL, stress_poller, (void *)(uintptr_t)3), 0);
 	for (i = 0; i < 3; i++)
 		assert_int_equal(pthread_join(cpus[i], NULL), 0);
 	pthread_barrier_destroy(&stress_start);
@@ -442,6 +471,7 @@ static void a_lines_handler_never_runs_twice_at_once_under_interrupts_and_polls(
 	assert_int_equal(st.status & (IRQS_INPROGRESS | IRQS_PENDING | IRQS_REPLAY), 0);
 	/* Edges that came during a run were merged, never dropped: at least one run per burst. */
 	assert_true(st.handled >= 1 && st.handled <= st.delivered);
+	expect_per_cpu_counts_sum_to_the_line(&st, 3);
 }
 
 /* ---- An interrupt on CPU 1 while a poll runs on CPU 0 ------------------------ */
@@ -584,6 +614,38 @@ static void edges_from_cpu1_during_every_run_on_cpu0_stop_at_the_replay_limit_an
 	assert_int_equal(st.status & (IRQS_INPROGRESS | IRQS_PENDING | IRQS_REPLAY), 0);
 }
 
+/*
+ * A poll on CPU 0 that found the line's interrupt pending at the chip left
+ * the work to it (-IRQ_EINPROGRESS), once per delivery: the next poll runs
+ * unless an interrupt was delivered since - on any CPU. The delivery count
+ * it compares is the sum over the CPUs: the interrupt taken on CPU 1 is
+ * seen, so the next poll defers again rather than taking a fresh pending
+ * interrupt's work; with nothing delivered anywhere it runs (none dropped).
+ */
+static void a_poll_that_deferred_counts_deliveries_on_every_cpu(void **state)
+{
+	struct fake_dev dev = { .name = "a", .answer = IRQ_HANDLED };
+	struct irq_desc *desc = irq_to_desc(LINE);
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip_pending, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "a", &dev), 0);
+	fake_chip_set_pending(LINE, 1);
+	irq_host_set_cpu(0);
+	assert_int_equal(poll_now(LINE), -EINPROGRESS);
+	/* The interrupt comes, on CPU 1; and the device raises the next one, pending again. */
+	irq_host_set_cpu(1);
+	fake_raise(LINE);
+	irq_host_set_cpu(0);
+	assert_int_equal(dev.calls, 1);
+	assert_int_equal(poll_now(LINE), -EINPROGRESS);
+	assert_int_equal(desc->def.poll_deferred, 2);
+	/* Nothing delivered since, on any CPU: this poll runs the handler. */
+	assert_int_equal(poll_now(LINE), IRQ_HANDLED);
+	assert_int_equal(dev.calls, 2);
+	assert_int_equal(dev.polled_calls, 1);
+}
+
 /* ---- free_irq while the poll timer's callback runs on another CPU ------------- */
 
 /* "CPU 0": the timer interrupt that runs the line's poll timer. */
@@ -613,6 +675,171 @@ static void free_irq_on_cpu1_waits_for_the_poll_timer_callback_running_on_cpu0(v
 	irq_host_advance_ns(100 * POLL_AT_NS);
 	assert_int_equal(dev.calls, 1);
 	irq_host_set_cpu(0);
+}
+
+/* ---- expect_irq/unexpect_irq on one CPU while the handler runs on another ---- */
+
+/* Commands the driver issues in the expect case. */
+#define XCMDS 3000
+/* Every this-many-th command's interrupt is lost (only a poll can find it). */
+#define XLOST_EVERY 7
+/* Virtual time one step of the timer CPU moves (ns). */
+#define XSTEP_NS 20000ull
+
+/* A device whose commands complete once each, by interrupt or by poll, whichever comes first. */
+static struct xdev {
+	struct irq_expect *exp;
+	int cmd;           /* 1 while a command is outstanding */
+	int raise;         /* the driver asks the interrupt CPU for the command's interrupt */
+	int done;          /* the completion has been reported (after unexpect_irq) */
+	int stop;          /* the driver is finished */
+	int completions;   /* commands the handler completed */
+	int twice;         /* a completion for no outstanding command that unexpect_irq saw: never */
+	int stuck;         /* a command the driver waited for in vain */
+} xdev;
+
+static irqreturn_t xdev_handler(unsigned int irq, void *dev_id)
+{
+	struct xdev *d = dev_id;
+	int one = 1;
+
+	(void)irq;
+	/* The device's status register: read-and-clear, so one command completes once. */
+	if (!__atomic_compare_exchange_n(&d->cmd, &one, 0, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return IRQ_NONE;
+	__atomic_add_fetch(&d->completions, 1, __ATOMIC_SEQ_CST);
+	unexpect_irq(d->exp, false);
+	set_flag(&d->done, 1);
+	return IRQ_HANDLED;
+}
+
+/* CPU 1: the driver. expect_irq, start the command, wait for its completion; again. */
+static void *xdriver_cpu1(void *arg)
+{
+	unsigned int i;
+
+	(void)arg;
+	irq_host_set_cpu(1);
+	for (i = 0; i < XCMDS; i++) {
+		set_flag(&xdev.done, 0);
+		expect_irq(xdev.exp);
+		set_flag(&xdev.cmd, 1);
+		if (i % XLOST_EVERY)
+			set_flag(&xdev.raise, 1);
+		if (!wait_flag(&xdev.done)) {
+			set_flag(&xdev.stuck, 1);
+			break;
+		}
+	}
+	set_flag(&xdev.stop, 1);
+	return NULL;
+}
+
+/* CPU 0: takes the line's interrupts. */
+static void *xirq_cpu0(void *arg)
+{
+	(void)arg;
+	irq_host_set_cpu(0);
+	while (!flag_set(&xdev.stop)) {
+		if (__atomic_exchange_n(&xdev.raise, 0, __ATOMIC_SEQ_CST))
+			fake_raise(LINE);
+		else
+			sched_yield();
+	}
+	return NULL;
+}
+
+/* CPU 2: the timer interrupt, running the poll timer as virtual time goes by. */
+static void *xtimer_cpu2(void *arg)
+{
+	(void)arg;
+	irq_host_set_cpu(2);
+	while (!flag_set(&xdev.stop)) {
+		irq_host_advance_ns(XSTEP_NS);
+		sched_yield();
+	}
+	return NULL;
+}
+
+static void expect_and_unexpect_on_other_cpus_than_the_handler_complete_every_command_once(void **state)
+{
+	struct irq_action_health ah;
+	pthread_t cpus[3];
+	unsigned int i;
+
+	(void)state;
+	memset(&xdev, 0, sizeof(xdev));
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, xdev_handler, 0, "xdev", &xdev), 0);
+	irq_defences_start();
+	xdev.exp = init_irq_expect(LINE, &xdev);
+	assert_non_null(xdev.exp);
+	assert_int_equal(pthread_create(&cpus[0], NULL, xirq_cpu0, NULL), 0);
+	assert_int_equal(pthread_create(&cpus[1], NULL, xdriver_cpu1, NULL), 0);
+	assert_int_equal(pthread_create(&cpus[2], NULL, xtimer_cpu2, NULL), 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(pthread_join(cpus[i], NULL), 0);
+	assert_false(xdev.stuck);
+	/* Every command completed exactly once: none lost, none twice. */
+	assert_int_equal(xdev.completions, XCMDS);
+	assert_int_equal(irq_get_action_health(LINE, 0, &ah), 0);
+	assert_int_equal(ah.completions_irq + ah.completions_polled, XCMDS);
+	/* The lost ones (at least) were found by polls. */
+	assert_true(ah.completions_polled >= XCMDS / XLOST_EVERY);
+	assert_int_equal(ah.timeouts, 0);
+	/* No misuse reported: every expect_irq had its unexpect_irq. */
+	assert_false(irq_host_log_contains("misuses so far"));
+	free_irq(LINE, &xdev);
+}
+
+/*
+ * The lock-free paths read only what may be read without the lock: while
+ * CPU 1 changes the line's state under its lock again and again
+ * (disable_irq_nosync/enable_irq rewrite desc->status), CPU 0 runs
+ * expect_irq/unexpect_irq, whose lock-free part looks at whether the
+ * line's handlers run (desc->running, not desc->status). ThreadSanitizer
+ * fails the run on a lock-free read of a field written under the lock.
+ */
+#define XTOGGLES 4000  /* two chip calls each; the fake chip records at most 16384 */
+
+static void *toggle_line_on_cpu1(void *arg)
+{
+	unsigned int i;
+
+	(void)arg;
+	irq_host_set_cpu(1);
+	for (i = 0; i < XTOGGLES && !flag_set(&xdev.stop); i++) {
+		disable_irq_nosync(LINE);
+		enable_irq(LINE);
+	}
+	set_flag(&xdev.stop, 1);
+	return NULL;
+}
+
+static void expect_calls_on_cpu0_read_nothing_cpu1_writes_under_the_lock(void **state)
+{
+	struct irq_action_health ah;
+	pthread_t cpu1;
+	unsigned int n = 0;
+
+	(void)state;
+	memset(&xdev, 0, sizeof(xdev));
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, xdev_handler, 0, "xdev", &xdev), 0);
+	irq_defences_start();
+	xdev.exp = init_irq_expect(LINE, &xdev);
+	assert_non_null(xdev.exp);
+	assert_int_equal(pthread_create(&cpu1, NULL, toggle_line_on_cpu1, NULL), 0);
+	while (!flag_set(&xdev.stop)) {
+		expect_irq(xdev.exp);
+		unexpect_irq(xdev.exp, false);
+		n++;
+	}
+	assert_int_equal(pthread_join(cpu1, NULL), 0);
+	assert_int_equal(irq_get_action_health(LINE, 0, &ah), 0);
+	assert_int_equal(ah.completions_irq + ah.completions_polled, n);
+	assert_false(irq_host_log_contains("misuses so far"));
+	free_irq(LINE, &xdev);
 }
 
 /* Panic case: the hook jumps back into the test. */
@@ -682,6 +909,9 @@ int main(void)
 		CASE(a_level_interrupt_on_cpu1_during_a_poll_on_cpu0_stays_masked_until_the_poll_ends),
 		CASE(edges_from_cpu1_during_every_run_on_cpu0_stop_at_the_replay_limit_and_go_on_from_the_timer),
 		CASE(free_irq_on_cpu1_waits_for_the_poll_timer_callback_running_on_cpu0),
+		CASE(a_poll_that_deferred_counts_deliveries_on_every_cpu),
+		CASE(expect_calls_on_cpu0_read_nothing_cpu1_writes_under_the_lock),
+		CASE(expect_and_unexpect_on_other_cpus_than_the_handler_complete_every_command_once),
 	};
 
 	fake_irq_filter_from_env();

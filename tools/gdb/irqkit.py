@@ -59,6 +59,26 @@ def array_len(val):
     return hi - lo + 1
 
 
+# The line counters in the order of kernel/irq's enum irq_stat (internals.h).
+IRQ_STATS = ("delivered", "handled", "unhandled", "spurious", "polled")
+
+
+def line_counts(irq):
+    """Line @irq's counters summed over the CPUs' slots of irq_cpu_stats (kernel/irq keeps them per
+    CPU: internals.h, irq_stat_inc), with the 64-bit folded part a 32-bit build keeps."""
+    table = gdb.parse_and_eval("irq_cpu_stats")
+    sums = dict.fromkeys(IRQ_STATS, 0)
+    for cpu in range(array_len(table)):
+        slot = table[cpu][irq]
+        try:
+            folded = slot["folded"]  # 32-bit builds only (IRQ_STAT_FOLDS)
+        except gdb.error:
+            folded = None
+        for i, name in enumerate(IRQ_STATS):
+            sums[name] += int(slot["n"][i]) + (int(folded[i]) if folded is not None else 0)
+    return sums
+
+
 class IrqkitIrqs(gdb.Command):
     """irqkit-irqs [all]: the interrupt lines of kernel/irq (descriptors, actions, defence state)."""
 
@@ -73,7 +93,7 @@ class IrqkitIrqs(gdb.Command):
                   f"{'handled':>8} {'unhandled':>9} {'spurious':>8} {'polled':>7}\n")
         for irq in range(n):
             d = descs[irq]
-            st = d["stats"]
+            st = line_counts(irq)
             action = d["action"]
             if not show_all and int(action) == 0 and int(st["delivered"]) == 0:
                 continue

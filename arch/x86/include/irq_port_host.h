@@ -12,6 +12,7 @@
 #define IRQ_PORT_HOST_H
 
 #include <stdint.h>
+#include <asm/smp.h>
 #include <asm/spinlock.h>
 #include <time/hrtimer.h>
 
@@ -25,5 +26,15 @@ struct irq_port_timer {
 	void (*fn)(void *arg);
 	void *arg;
 };
+
+/*
+ * irq_port_cpu_id - arch/x86/smp.c's CPU number (0 = boot CPU): one %gs
+ * load, inline because the core counts its statistics per CPU on every
+ * interrupt (port.h allows any port function to be inline here).
+ */
+static inline unsigned int irq_port_cpu_id(void)
+{
+	return smp_processor_id();
+}
 
 #endif

@@ -446,7 +446,11 @@ void irq_port_cpu_relax(void)
 
 /*
  * PORT: the number of the CPU this runs on, 0..IRQ_NR_CPUS-1 (a per-CPU
- * variable, or the CPU's own ID register mapped to a dense number). One CPU: 0.
+ * variable, or the CPU's own ID register mapped to a dense number: RISC-V
+ * mhartid, ARM MPIDR affinity fields), different for CPUs running at once
+ * (port.h, "Several CPUs"). The core calls it twice per handled interrupt
+ * for its per-CPU statistics: on several CPUs make it a static inline in
+ * your irq_port_host.h (and delete this one). One CPU: 0, as here.
  */
 unsigned int irq_port_cpu_id(void)
 {
