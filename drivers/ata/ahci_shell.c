@@ -16,8 +16,6 @@
 #include <kernel/string.h>
 #include <time/time.h>
 
-#define NS_PER_US 1000ull
-#define RATE_HUNDREDTHS 100ull
 #define SECTORS_PER_MIB 2048ull
 #define BENCH_SEED 0xBE4C0000u   /* seed of the pattern `ata bench` writes (as for PIO disks) */
 #define RAW_MAX_BLOCKS 8u        /* blocks one `ata raw` command moves at most */
@@ -144,71 +142,13 @@ static int show_identify(const struct ahci_port *p)
 	return 0;
 }
 
-static void print_rate(const char *what, const struct ahci_port *p, uint64_t lba, uint64_t count,
-		       uint64_t bytes, uint64_t ns, const char *tail)
-{
-	uint64_t us = ns / NS_PER_US ? ns / NS_PER_US : 1;
-	uint64_t hundredths = bytes * RATE_HUNDREDTHS / us;
-
-	cprintf("bench %s %llu+%llu %s: %llu bytes in %llu us, %llu.%02llu MB/s%s\n", p->name,
-		(unsigned long long)lba, (unsigned long long)count, what, (unsigned long long)bytes,
-		(unsigned long long)us, (unsigned long long)(hundredths / RATE_HUNDREDTHS),
-		(unsigned long long)(hundredths % RATE_HUNDREDTHS), tail);
-}
-
-static int bench_pass(struct ahci_port *p, bool write, uint64_t lba, uint64_t count, uint8_t *buf,
-		      uint64_t *io_ns, uint64_t *wrong)
-{
-	const uint32_t bs = p->blk.block_size, piece = BLK_SHELL_BUFFER_BYTES / bs;
-
-	for (uint64_t done = 0; done < count;) {
-		uint32_t n = count - done < piece ? (uint32_t)(count - done) : piece;
-		uint64_t t0;
-		int err;
-
-		for (uint32_t i = 0; write && i < n; i++)
-			pattern_fill(BENCH_SEED, lba + done + i, buf + (size_t)i * bs, bs);
-		t0 = ktime_get_ns();
-		err = write ? blk_write(&p->blk, lba + done, n, buf) : blk_read(&p->blk, lba + done, n, buf);
-		*io_ns += ktime_get_ns() - t0;
-		if (err) {
-			cprintf("bench %s: %s at LBA %llu failed: %s\n", p->name, write ? "write" : "read",
-				(unsigned long long)(lba + done), errno_name(err));
-			return err;
-		}
-		for (uint32_t i = 0; !write && p->cls == ATA_CLASS_ATA && i < n; i++)
-			*wrong += pattern_check(BENCH_SEED, lba + done + i, buf + (size_t)i * bs, bs, NULL) != 0;
-		done += n;
-	}
-	return 0;
-}
-
 static int bench(struct ahci_port *p, uint64_t lba, uint64_t count)
 {
 	const struct ahci_stats before = p->stats;
-	uint64_t write_ns = 0, read_ns = 0, wrong = 0, bytes = count * p->blk.block_size;
-	uint8_t *buf;
-	int err = 0;
+	int err = ata_shell_bench(&p->blk, p->name, p->cls == ATA_CLASS_ATA, lba, count);
 
-	if (count == 0 || lba >= p->blk.nr_blocks || count > p->blk.nr_blocks - lba) {
-		cprintf("bench %s: %llu+%llu is outside the device\n", p->name, (unsigned long long)lba,
-			(unsigned long long)count);
-		return -ERANGE;
-	}
-	buf = kmalloc(BLK_SHELL_BUFFER_BYTES);
-	if (!buf)
-		return -ENOMEM;
-	if (p->cls == ATA_CLASS_ATA)
-		err = bench_pass(p, true, lba, count, buf, &write_ns, &wrong);
-	if (!err)
-		err = bench_pass(p, false, lba, count, buf, &read_ns, &wrong);
-	kfree(buf);
-	if (err)
+	if (err && err != -EIO)
 		return err;
-	if (p->cls == ATA_CLASS_ATA)
-		print_rate("write", p, lba, count, bytes, write_ns, "");
-	print_rate("read", p, lba, count, bytes, read_ns,
-		   p->cls != ATA_CLASS_ATA ? "" : wrong ? ", PATTERN WRONG" : ", pattern verified");
 	cprintf("bench %s %llu+%llu interrupts: commands %llu, serviced %llu, lost %llu, noirq commands "
 		"%llu, timeouts %llu\n", p->name, (unsigned long long)lba, (unsigned long long)count,
 		(unsigned long long)(p->stats.commands - before.commands),
@@ -216,7 +156,7 @@ static int bench(struct ahci_port *p, uint64_t lba, uint64_t count)
 		(unsigned long long)(p->stats.lost_recovered - before.lost_recovered),
 		(unsigned long long)(p->stats.noirq - before.noirq),
 		(unsigned long long)(p->stats.timeouts - before.timeouts));
-	return wrong ? -EIO : 0;
+	return err;
 }
 
 /* raw - one command straight to the device: no range check; the device must refuse it. */
@@ -257,16 +197,6 @@ static int reset(struct ahci_port *p)
 	return err;
 }
 
-static int numbers(int argc, char **argv, int i, unsigned int n, uint64_t *out)
-{
-	if (argc - i != (int)n)
-		return -EINVAL;
-	for (unsigned int k = 0; k < n; k++)
-		if (blk_parse_number(argv[i + (int)k], UINT64_MAX, &out[k]))
-			return -EINVAL;
-	return 0;
-}
-
 int ahci_ata_cmd(int argc, char **argv)
 {
 	static const struct { const char *name; unsigned int numbers; } subs[] = {
@@ -282,7 +212,7 @@ int ahci_ata_cmd(int argc, char **argv)
 	if (strcmp(argv[1], "raw") == 0) {
 		if (argc != 6 || !(p = ahci_find_port(argv[2])) ||
 		    (strcmp(argv[3], "read") != 0 && strcmp(argv[3], "write") != 0) ||
-		    numbers(argc, argv, 4, 2, v))
+		    ata_shell_numbers(argc, argv, 4, 2, v))
 			return -EINVAL;
 		return raw(p, argv[3][0] == 'w', v[0], v[1]);
 	}
@@ -301,7 +231,7 @@ int ahci_ata_cmd(int argc, char **argv)
 		cprintf("ata: no ATA disk found\n");
 		return -ENODEV;
 	}
-	if (numbers(argc, argv, i, subs[k].numbers, v))
+	if (ata_shell_numbers(argc, argv, i, subs[k].numbers, v))
 		return -EINVAL;
 	if (subs[k].numbers == 3 && v[0] > UINT32_MAX)
 		return -EINVAL;

@@ -442,6 +442,22 @@ int atapi_rw(struct ata_device *dev, uint64_t lba, uint32_t count, void *buf, bo
 void atapi_init_blk(struct ata_device *dev);
 
 /* ------------------------------------------------------------------------
+ * ata_shell.c: what the `ata` command does alike for PIO/ATAPI devices and AHCI ports
+ * (ahci_shell.c uses it too).
+ */
+
+/* ata_shell_numbers - parse @n number words from argv[@i...]; all of them, nothing left over. RETURNS 0 or -EINVAL. */
+int ata_shell_numbers(int argc, char **argv, int i, unsigned int n, uint64_t *out);
+
+/*
+ * ata_shell_bench - `ata bench`: an ATA disk (@disk) gets [lba, lba+count) written with the bench
+ * pattern, then every device reads it back (a disk's pattern checked), in pieces of the shell's
+ * buffer, timing only the I/O; prints MB/s of each pass as "bench NAME LBA+COUNT write|read: ...".
+ * RETURNS 0, -EIO (pattern wrong), -ERANGE, -ENOMEM or the I/O error (printed).
+ */
+int ata_shell_bench(struct blk_dev *blk, const char *name, bool disk, uint64_t lba, uint64_t count);
+
+/* ------------------------------------------------------------------------
  * ata_probe.c (kernel): the channels of the controller ata_init() found.
  */
 extern struct ata_channel ata_channels[ATA_MAX_CHANNELS];

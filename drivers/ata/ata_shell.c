@@ -183,23 +183,23 @@ static int show_identify(struct ata_device *d)
 	return 0;
 }
 
-static void print_rate(const char *what, const struct ata_device *d, uint64_t lba, uint64_t count,
-		       uint64_t bytes, uint64_t ns, const char *tail)
+static void print_rate(const char *what, const char *name, uint64_t lba, uint64_t count, uint64_t bytes,
+		       uint64_t ns, const char *tail)
 {
 	uint64_t us = ns / NS_PER_US ? ns / NS_PER_US : 1;
 	uint64_t hundredths = bytes * RATE_HUNDREDTHS / us;
 
-	cprintf("bench %s %llu+%llu %s: %llu bytes in %llu us, %llu.%02llu MB/s%s\n", d->name,
+	cprintf("bench %s %llu+%llu %s: %llu bytes in %llu us, %llu.%02llu MB/s%s\n", name,
 		(unsigned long long)lba, (unsigned long long)count, what, (unsigned long long)bytes,
 		(unsigned long long)us, (unsigned long long)(hundredths / RATE_HUNDREDTHS),
 		(unsigned long long)(hundredths % RATE_HUNDREDTHS), tail);
 }
 
 /* bench_pass - write (pattern) or read+verify [lba, lba+count), timing only the I/O. */
-static int bench_pass(struct ata_device *d, bool write, uint64_t lba, uint64_t count, uint8_t *buf,
-		      uint64_t *io_ns, uint64_t *wrong)
+static int bench_pass(struct blk_dev *blk, const char *name, bool disk, bool write, uint64_t lba,
+		      uint64_t count, uint8_t *buf, uint64_t *io_ns, uint64_t *wrong)
 {
-	const uint32_t bs = d->blk.block_size, piece = BLK_SHELL_BUFFER_BYTES / bs;
+	const uint32_t bs = blk->block_size, piece = BLK_SHELL_BUFFER_BYTES / bs;
 
 	for (uint64_t done = 0; done < count;) {
 		uint32_t n = count - done < piece ? (uint32_t)(count - done) : piece;
@@ -209,54 +209,62 @@ static int bench_pass(struct ata_device *d, bool write, uint64_t lba, uint64_t c
 		for (uint32_t i = 0; write && i < n; i++)
 			pattern_fill(BENCH_SEED, lba + done + i, buf + (size_t)i * bs, bs);
 		t0 = ktime_get_ns();
-		err = write ? blk_write(&d->blk, lba + done, n, buf) : blk_read(&d->blk, lba + done, n, buf);
+		err = write ? blk_write(blk, lba + done, n, buf) : blk_read(blk, lba + done, n, buf);
 		*io_ns += ktime_get_ns() - t0;
 		if (err) {
-			cprintf("bench %s: %s at LBA %llu failed: %s\n", d->name, write ? "write" : "read",
+			cprintf("bench %s: %s at LBA %llu failed: %s\n", name, write ? "write" : "read",
 				(unsigned long long)(lba + done), errno_name(err));
 			return err;
 		}
-		for (uint32_t i = 0; !write && d->cls == ATA_CLASS_ATA && i < n; i++)
+		for (uint32_t i = 0; !write && disk && i < n; i++)
 			*wrong += pattern_check(BENCH_SEED, lba + done + i, buf + (size_t)i * bs, bs, NULL) != 0;
 		done += n;
 	}
 	return 0;
 }
 
-static int bench(struct ata_device *d, uint64_t lba, uint64_t count)
+int ata_shell_bench(struct blk_dev *blk, const char *name, bool disk, uint64_t lba, uint64_t count)
 {
-	const struct ata_stats before = d->chan->stats;
-	const struct ata_stats *now = &d->chan->stats;
-	uint64_t write_ns = 0, read_ns = 0, wrong = 0, bytes = count * d->blk.block_size;
+	uint64_t write_ns = 0, read_ns = 0, wrong = 0, bytes = count * blk->block_size;
 	uint8_t *buf;
 	int err = 0;
 
-	if (count == 0 || lba >= d->blk.nr_blocks || count > d->blk.nr_blocks - lba) {
-		cprintf("bench %s: %llu+%llu is outside the device\n", d->name, (unsigned long long)lba,
+	if (count == 0 || lba >= blk->nr_blocks || count > blk->nr_blocks - lba) {
+		cprintf("bench %s: %llu+%llu is outside the device\n", name, (unsigned long long)lba,
 			(unsigned long long)count);
 		return -ERANGE;
 	}
 	buf = kmalloc(BLK_SHELL_BUFFER_BYTES);
 	if (!buf)
 		return -ENOMEM;
-	if (d->cls == ATA_CLASS_ATA)
-		err = bench_pass(d, true, lba, count, buf, &write_ns, &wrong);
+	if (disk)
+		err = bench_pass(blk, name, disk, true, lba, count, buf, &write_ns, &wrong);
 	if (!err)
-		err = bench_pass(d, false, lba, count, buf, &read_ns, &wrong);
+		err = bench_pass(blk, name, disk, false, lba, count, buf, &read_ns, &wrong);
 	kfree(buf);
 	if (err)
 		return err;
-	if (d->cls == ATA_CLASS_ATA)
-		print_rate("write", d, lba, count, bytes, write_ns, "");
-	print_rate("read", d, lba, count, bytes, read_ns,
-		   d->cls != ATA_CLASS_ATA ? "" : wrong ? ", PATTERN WRONG" : ", pattern verified");
+	if (disk)
+		print_rate("write", name, lba, count, bytes, write_ns, "");
+	print_rate("read", name, lba, count, bytes, read_ns, !disk ? "" : wrong ? ", PATTERN WRONG" : ", pattern verified");
+	return wrong ? -EIO : 0;
+}
+
+static int bench(struct ata_device *d, uint64_t lba, uint64_t count)
+{
+	const struct ata_stats before = d->chan->stats;
+	const struct ata_stats *now = &d->chan->stats;
+	int err = ata_shell_bench(&d->blk, d->name, d->cls == ATA_CLASS_ATA, lba, count);
+
+	if (err && err != -EIO)
+		return err;
 	cprintf("bench %s %llu+%llu interrupts: serviced %llu, lost %llu, dropped commands %llu, "
 		"timeouts %llu\n", d->name, (unsigned long long)lba, (unsigned long long)count,
 		(unsigned long long)(now->serviced - before.serviced),
 		(unsigned long long)(now->lost_recovered - before.lost_recovered),
 		(unsigned long long)(now->dropped - before.dropped),
 		(unsigned long long)(now->timeouts - before.timeouts));
-	return wrong ? -EIO : 0;
+	return err;
 }
 
 /* raw - one command straight to the device: no range and no read-only check. */
@@ -318,8 +326,7 @@ static int reset(struct ata_device *d)
 	return err;
 }
 
-/* numbers - parse @n number words from argv[i...]; all of them, nothing left over. */
-static int numbers(int argc, char **argv, int i, unsigned int n, uint64_t *out)
+int ata_shell_numbers(int argc, char **argv, int i, unsigned int n, uint64_t *out)
 {
 	if (argc - i != (int)n)
 		return -EINVAL;
@@ -348,7 +355,7 @@ static int data_command(const char *sub, int argc, char **argv)
 	d = device_words(argc, argv, &i);
 	if (!d)
 		return -ENODEV;
-	if (numbers(argc, argv, i, subs[k].numbers, v))
+	if (ata_shell_numbers(argc, argv, i, subs[k].numbers, v))
 		return -EINVAL;
 	if (subs[k].numbers == 3 && v[0] > UINT32_MAX)
 		return -EINVAL;
@@ -395,7 +402,7 @@ int ata_cmd(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "raw") == 0 && argc == 6 &&
 	    (strcmp(argv[3], "read") == 0 || strcmp(argv[3], "write") == 0) &&
-	    numbers(argc, argv, 4, 2, v) == 0)
+	    ata_shell_numbers(argc, argv, 4, 2, v) == 0)
 		return raw(d, argv[3][0] == 'w', v[0], v[1]);
 	if (strcmp(argv[1], "set") == 0 && argc == 5)
 		return set(d, argv[3], argv[4]);
