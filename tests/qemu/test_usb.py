@@ -61,8 +61,11 @@ def interrupt_pipe_reports(g, address, clicks):
     g.wait_for(r"waiting for %d reports" % (2 * clicks), 5, start)
     for _ in range(clicks):
         for down in (True, False):
+            # back to back: QEMU's HID pointer queues each event (16 deep) and the pipe takes one
+            # per poll. A pause of host time between them is seconds of guest time under
+            # -icount sleep=off (an idle guest's clock jumps from timer to timer): 0.1 s
+            # here came out 4.2 s apart and the kernel's 10 s wait for the reports ran out
             g.qmp_cmd("input-send-event", events=[{"type": "btn", "data": {"down": down, "button": "left"}}])
-            time.sleep(0.1)
     # host seconds: polled reports of a misrouted controller came 4.7 s apart on a host with
     # load 8 (5 Dec 2026), which made 15 s fail 2 runs of 3; what is judged is the reports
     m = g.wait_for(r"lsusb: (\d+) reports(.*)\n", 60, start)
