@@ -422,6 +422,10 @@ class Soak:
         self.t0 = time.monotonic()
         end = self.t0 + self.args.minutes * 60
         self.boot()
+        if self.args.smp > 1:
+            # a line moves from the start: the schedule is drawn by host time, and the 2-minute
+            # make test-soak at seed 20 once drew no move switch at all
+            self.start_move()
         next_fault = time.monotonic() + self.rng.uniform(2, 10)
         next_stick = time.monotonic() + self.rng.uniform(20, 60)
         last_print = 0
