@@ -53,7 +53,10 @@ ICOUNT_SHIFT = 3                 # 8 ns of guest time per instruction
 POLICIES = ("irqkit", "tejun2010", "mainline")
 LOAD_MS = 500
 LIVELOCK_S = 30                  # a cpuload that does not answer in this much host time: livelock
-STAMP = r"^\[\s*(\d+\.\d+)\] "
+# A log line starts a line, or follows the shell's prompt when it comes while the shell waits
+# for input ("irqkit> [    2.300674] irq 11: ... flood over"): anchored at the line start only,
+# that "over" was never seen and make bench waited out the 900 s time-out (5 Dec 2026)
+STAMP = r"^(?:irqkit> )?\[\s*(\d+\.\d+)\] "
 SOURCES = {
     # name: (mode append, QEMU extra, line, inject spec, the log line that says the storm starts)
     "spurious-flood": ("", [], 14, "spurious-flood:14", r"spurious-flood: IPIs on vector"),

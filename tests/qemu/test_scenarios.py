@@ -30,7 +30,9 @@ TIMECHECK_RX = re.compile(r"timecheck: (\d+) ticks in (\d+) us of TSC time \(hz=
 SEGMENT_MAX_INTERRUPTS = 100     # docs/defences.md: a judged segment holds at most 100 interrupts ...
 SEGMENT_MAX_MS = 50              # ... and lasts at most 50 ms (it may start before the flood)
 FLOOD_MAX_MS = 10                # a flood of 20,000/s or more is off within 10 ms of guest time
-STAMP_RX = r"^\[\s*(\d+\.\d+)\] "   # printk's time stamp (seconds of guest time under icount)
+# printk's time stamp (seconds of guest time under icount), at a line's start or right after the
+# shell's prompt: a message that comes while the shell waits for input follows "irqkit> "
+STAMP_RX = r"^(?:irqkit> )?\[\s*(\d+\.\d+)\] "
 ICOUNT_SHIFT = 3                 # -icount shift=3,sleep=off: 8 ns of guest time per instruction
 BACKOFF_MAX_S = 10               # spr_backoff_max_ns of the irqkit profile
 STICK_BYTES = 1 << 20            # the USB stick of storm-shared
