@@ -100,24 +100,27 @@ def window(samples, times, a, b):
     return bisect.bisect_left(times, a), min(bisect.bisect_left(times, b), len(samples) - 1)
 
 
-def host_starved(samples, a, b, name):
+def host_starved(samples, a, b, name, max_insns):
     """For a test: was a vCPU that had guest work (not halted in the guest most of [a, b]) on a host
-    CPU for less than half of [a, b]? Returns (verdict, one line of figures per vCPU)."""
+    CPU for less than half of [a, b], while all vCPUs together executed fewer than @max_insns
+    guest instructions (a kernel that spins or loops in [a, b] executes far more, loaded host or
+    not)? Returns (verdict, one line of figures per vCPU)."""
     times = [t for t, _ in samples]
     i, j = window(samples, times, a, b)
     ms = (b - a) / 1e6
-    starved, lines = False, []
+    starved, lines, insns = False, [], 0
     for c in sorted({c for _, per in samples[i:j + 1] for c in per}):
         d = delta(samples, i, j, c)
         if not d:
             continue
         at = [name(samples[k][1][c][3]) for k in range(i, j + 1) if c in samples[k][1]]
         halted = bool(at) and sum(x.startswith(HALT_SYMBOLS) for x in at) >= len(at) / 2
+        insns += d[0]
         if not halted and d[1] < ms / 2:
             starved = True
         lines.append(f"vCPU {c}: {d[0]:,} insns, on a host CPU {d[1]:.0f} ms, on the run queue {d[2]:.0f} ms, "
                      f"asleep in QEMU {max(ms - d[1] - d[2], 0):.0f} ms of {ms:.0f} ms{' (halted in the guest)' if halted else ''}")
-    return starved, lines
+    return starved and insns < max_insns, lines
 
 
 def longest_still(samples, cpu, a, b, name):
