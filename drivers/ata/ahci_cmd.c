@@ -336,7 +336,7 @@ static int prepare(struct ahci_port *p, struct ahci_cmd *cmd)
 static int issue(struct ahci_port *p, struct ahci_cmd *cmd)
 {
 	unsigned long flags;
-	uint64_t start;
+	uint64_t start, lost;
 	uint32_t tfd = ahci_port_read(p, AHCI_PxTFD);
 	int err;
 
@@ -350,7 +350,7 @@ static int issue(struct ahci_port *p, struct ahci_cmd *cmd)
 	err = prepare(p, cmd);
 	if (err)
 		return cmd->result = err;
-	cmd->noirq = ata_drop_decision(p->seq++, p->noirq_percent);
+	cmd->noirq = ata_drop_decision(p->seq++, p->noirq_percent) || ahci_late_on();
 	if (cmd->noirq) {
 		ahci_port_irq_enable(p, false);
 		p->stats.noirq++;
@@ -367,8 +367,12 @@ static int issue(struct ahci_port *p, struct ahci_cmd *cmd)
 	ahci_port_write(p, AHCI_PxCI, SLOT0);
 	ahci_unlock(p->host, flags);
 	p->stats.commands++;
+	if (cmd->noirq)
+		ahci_late_arm(p, start);
+	lost = p->stats.lost_recovered;
 	wait_done(p, cmd, start);
 	if (cmd->noirq) {
+		ahci_late_done(p, p->stats.lost_recovered != lost);
 		/* Cleared status first: re-enabling with bits left would raise a stale interrupt. */
 		flags = ahci_lock(p->host);
 		ahci_port_write(p, AHCI_PxIS, ahci_port_read(p, AHCI_PxIS));

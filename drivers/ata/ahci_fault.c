@@ -10,6 +10,9 @@
  *                       and the HBA raises no interrupt, pin or message
  *                       (AHCI 1.3.1 3.1.3 / 10.7.1). PxIE is restored, its
  *                       status cleared first, after each such command.
+ *   ahci-late[:SPREAD]  every command's interrupt given back just before
+ *                       the driver's own recovery (below: the race of the
+ *                       host's lock, docs/smp.md).
  *   ahci-misvector      INTx in IOAPIC mode: the HBA's IOAPIC redirection
  *                       entry is pointed at a vector no line owns: the
  *                       interrupt arrives, at the wrong place (as
@@ -25,6 +28,11 @@
 #include <kernel/errno.h>
 #include <kernel/fault.h>
 #include <kernel/printk.h>
+#include <time/hrtimer.h>
+#include <time/time.h>
+
+#define LATE_NS_PER_US 1000ull
+#define LATE_NS_PER_MS 1000000ull
 
 /* ---- ahci-noirq ------------------------------------------------------------------------ */
 
@@ -138,3 +146,122 @@ static int misvector_on(const char *arg)
 FAULT(ahci_misvector, "ahci-misvector", NULL,
       "the AHCI HBA's IOAPIC entry points at a vector nobody owns (INTx in IOAPIC mode only)",
       misvector_on, misvector_off);
+
+/* ---- ahci-late ----------------------------------------------------------------------------- */
+
+/*
+ * ahci-late[:SPREAD_US]: the interrupt of every command arrives late, at the
+ * moment the driver gives up waiting for it. The command is issued with PxIE
+ * cleared (as ahci-noirq); a timer on CPU 0 gives PxIE back, the status left
+ * set, so the HBA interrupts at once, `lead` us before the driver's
+ * AHCI_IRQ_WAIT_MS ends. The interrupt is handled on the line's CPU (move
+ * it off CPU 0 with `affinity`) while the waiter on CPU 0 wakes for its own
+ * recovery (ahci_cmd.c, recover_lost): the two race for the one command, and
+ * the host's lock must let exactly one of them complete it. `lead` starts
+ * at AHCI_LATE_START_US (at most SPREAD) and moves after each command,
+ * earlier when the driver's recovery won, later when the interrupt did, by
+ * a step that starts at AHCI_LATE_FIRST_STEP_US and halves at each turn
+ * down to AHCI_LATE_STEP_US: the aims find where the two meet and stay. With the defences on, kernel/irq's
+ * expect polls find the completion long before (and the core serialises its
+ * polls with the handler): boot with `noirqdebug` to race the driver's own
+ * recovery. Each command then takes about AHCI_IRQ_WAIT_MS.
+ */
+static struct {
+	bool on;
+	unsigned int spread_us;
+	unsigned int lead_us;
+	unsigned int step_us;
+	bool last_recovered;
+	uint64_t aimed, by_driver, by_irq;
+} late;
+static struct hrtimer late_timer[AHCI_MAX_HOSTS][AHCI_MAX_PORTS];
+static struct ahci_port *late_port[AHCI_MAX_HOSTS][AHCI_MAX_PORTS];
+
+static void late_fn(struct hrtimer *t)
+{
+	struct ahci_port *p = NULL;
+	unsigned long flags;
+
+	for (unsigned int h = 0; h < AHCI_MAX_HOSTS && !p; h++)
+		for (unsigned int i = 0; i < AHCI_MAX_PORTS && !p; i++)
+			if (&late_timer[h][i] == t)
+				p = late_port[h][i];
+	if (!p)
+		return;
+	/* Under the host's lock like every other PxIE write; the HBA raises the interrupt now. */
+	flags = ahci_lock(p->host);
+	ahci_port_irq_enable(p, true);
+	ahci_unlock(p->host, flags);
+}
+
+bool ahci_late_on(void)
+{
+	return late.on;
+}
+
+void ahci_late_arm(struct ahci_port *p, uint64_t issue_ns)
+{
+	unsigned int h = p->host->index % AHCI_MAX_HOSTS, i = p->index % AHCI_MAX_PORTS;
+
+	if (!late.on)
+		return;
+	if (!late_port[h][i]) {
+		hrtimer_setup(&late_timer[h][i], late_fn, p);
+		late_port[h][i] = p;
+	}
+	late.aimed++;
+	hrtimer_start(&late_timer[h][i],
+		      issue_ns + (uint64_t)AHCI_IRQ_WAIT_MS * LATE_NS_PER_MS - (uint64_t)late.lead_us * LATE_NS_PER_US);
+}
+
+void ahci_late_done(struct ahci_port *p, bool recovered)
+{
+	unsigned int h = p->host->index % AHCI_MAX_HOSTS, i = p->index % AHCI_MAX_PORTS;
+
+	if (!late_port[h][i])
+		return;
+	hrtimer_cancel(&late_timer[h][i]);   /* a core poll may have completed the command early */
+	if (!late.on)
+		return;
+	if (late.by_driver + late.by_irq && recovered != late.last_recovered)
+		late.step_us = late.step_us / 2 > AHCI_LATE_STEP_US ? late.step_us / 2 : AHCI_LATE_STEP_US;
+	late.last_recovered = recovered;
+	if (recovered) {
+		late.by_driver++;
+		late.lead_us = late.lead_us + late.step_us > late.spread_us ? late.spread_us : late.lead_us + late.step_us;
+	} else {
+		late.by_irq++;
+		late.lead_us = late.lead_us > late.step_us ? late.lead_us - late.step_us : 0;
+	}
+}
+
+static int late_on(const char *arg)
+{
+	unsigned long spread = AHCI_LATE_DEFAULT_SPREAD_US;
+
+	if (arg && cmdline_parse_uint(arg, 1, AHCI_LATE_MAX_SPREAD_US, &spread))
+		return -EINVAL;
+	if (ahci_nr_hosts == 0)
+		return -ENODEV;
+	late.spread_us = (unsigned int)spread;
+	late.lead_us = AHCI_LATE_START_US < late.spread_us ? AHCI_LATE_START_US : late.spread_us;
+	late.step_us = AHCI_LATE_FIRST_STEP_US;
+	late.aimed = late.by_driver = late.by_irq = 0;
+	late.on = true;
+	return 0;
+}
+
+static int late_off(void)
+{
+	late.on = false;
+	cprintf("ahci-late: off, spread %u us: %llu commands aimed: %llu completed by the driver's own recovery, "
+		"%llu by the interrupt (the aim last %u us before the driver's %u ms)\n", late.spread_us,
+		(unsigned long long)late.aimed, (unsigned long long)late.by_driver, (unsigned long long)late.by_irq,
+		late.lead_us, (unsigned int)AHCI_IRQ_WAIT_MS);
+	return 0;
+}
+
+FAULT(ahci_late, "ahci-late", "SPREAD_US",
+      "every AHCI command's interrupt given back just before the driver's own 250 ms recovery (races the "
+      "two; needs the line off CPU 0 and noirqdebug)",
+      late_on, late_off);

@@ -10,7 +10,7 @@
  *                  waiting, lost completions, errors, recovery, retry
  *   ahci_disk.c    (kernel) IDENTIFY, READ/WRITE DMA EXT, FLUSH CACHE EXT,
  *                  ATAPI (IDENTIFY PACKET, READ CAPACITY, READ(10)), blk ops
- *   ahci_fault.c   (kernel) ahci-noirq, ahci-misvector
+ *   ahci_fault.c   (kernel) ahci-noirq, ahci-misvector, ahci-late
  *   ahci_shell.c   (kernel) `ata ... sdX`: the `ata` command on AHCI devices
  *
  * Shared with the PIO driver: struct ata_taskfile, struct ata_identity and
@@ -91,6 +91,21 @@ enum ahci_tunables {
 	AHCI_MAX_HOSTS = 2,
 	/* Block devices "sda".."sdz" (disks) and "sr0".."sr9" (ATAPI) named at most. */
 	AHCI_MAX_DISKS = 26,
+	/* ahci-late: how far before the driver's AHCI_IRQ_WAIT_MS the interrupt is given back, at most
+	 * by default (us): an interrupt on another CPU takes tens of us to be handled under QEMU's
+	 * multi-threaded TCG, a few ms when the host holds its vCPU back; the race with the driver's
+	 * own recovery lies within this. */
+	AHCI_LATE_DEFAULT_SPREAD_US = 4000,
+	/* ... and at most by argument (us): a quarter of the driver's wait. */
+	AHCI_LATE_MAX_SPREAD_US = AHCI_IRQ_WAIT_MS * 1000 / 4,
+	/* ... where the aim starts (us before the wait ends): where the two met in our runs (50-90). */
+	AHCI_LATE_START_US = 100,
+	/* ... the step (us) by which it moves after each command at first: earlier when the driver's
+	 * recovery won, later when the interrupt did; it halves at each turn ... */
+	AHCI_LATE_FIRST_STEP_US = 32,
+	/* ... down to this (us): the aims then stay where the two meet (2 us hit the race in 4 of 4
+	 * runs without the lock, 5 us in 1 of 3). */
+	AHCI_LATE_STEP_US = 2,
 };
 
 /* Layout of the per-port DMA memory (one 4 KiB block, see ahci.c's port_memory). */
@@ -123,7 +138,7 @@ struct ahci_cmd {
 	uint32_t done;               /* PRDBC: bytes moved */
 	int result;                  /* 0, -EIO (device error: decode tfd), -ETIMEDOUT,
 					-EPROTO (HBA/interface error: decode is/serr) */
-	bool noirq;                  /* ahci-noirq cleared PxIE for this command */
+	bool noirq;                  /* ahci-noirq or ahci-late cleared PxIE for this command */
 };
 
 /* Counters of one port (`ata` prints them). */
@@ -305,6 +320,17 @@ irqreturn_t ahci_hw_interrupt(unsigned int irq, void *dev_id);
  * HBA cannot reach); -ENODEV.
  */
 int ahci_exec(struct ahci_port *p, struct ahci_cmd *cmd);
+
+/*
+ * ahci-late (ahci_fault.c): ahci_late_on() says whether to issue the next command with PxIE
+ * cleared; ahci_late_arm() (after the PxCI write) arms the port's timer that gives PxIE back,
+ * status left set so the HBA interrupts at once, shortly before the driver's AHCI_IRQ_WAIT_MS
+ * ends; ahci_late_done() (after the wait, before PxIE is restored) cancels it and moves the aim
+ * by who completed the command (@recovered: the driver's own recovery).
+ */
+bool ahci_late_on(void);
+void ahci_late_arm(struct ahci_port *p, uint64_t issue_ns);
+void ahci_late_done(struct ahci_port *p, bool recovered);
 
 /* ahci_interrupt - the HBA's handler (dev_id = the host). CONTEXT: interrupt/poll, irqs off. */
 irqreturn_t ahci_interrupt(unsigned int irq, void *dev_id);
