@@ -656,10 +656,15 @@ void irq_defences_core_init(void);
 void irq_defences_reset_line(struct irq_desc *desc);
 
 /*
- * __irq_flood_poll_due - the poll timer fired on a line: re-enable a line
- * that was off for flooding when its back-off is over. Lock held.
+ * __irq_flood_poll_due - the poll timer fired on a line at @now: re-enable
+ * a line that was off for flooding when its back-off is over, end a
+ * passed re-enable test. Either is due when its time is at most @due_by:
+ * the timer is armed early by its measured lateness (poll.c), and an
+ * expiry that came early for a re-enable it did not take would be due
+ * again at once, at the same instant, for as long as the lateness lasts.
+ * Lock held.
  */
-void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now);
+void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now, uint64_t due_by);
 
 /* __irq_flood_deadline - when the flood defence wants the line polled (0: no need). Lock held. */
 uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now);
