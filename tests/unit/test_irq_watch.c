@@ -344,7 +344,7 @@ static void a_watch_without_deliveries_ends_after_one_period(void **state)
 	assert_int_equal(sim_dev_attach(&d), 0);  /* never started: nothing to deliver */
 	sim_run_for(p->watch_period_ns + p->poll_slow_ns);
 	assert_string_equal(watch_state(), "off");
-	assert_int_equal(irq_host_timers_pending(), 0);
+	assert_int_equal(sim_core_timers_pending(), 0);
 	sim_dev_detach(&d);
 }
 
@@ -358,7 +358,7 @@ static void watch_irq_on_unknown_lines_and_actions_is_reported_and_ignored(void 
 	assert_true(irq_host_log_contains("no such line"));
 	watch_irq(LINE, &nobody);
 	assert_true(irq_host_log_contains("no such action"));
-	assert_int_equal(irq_host_timers_pending(), 0);
+	assert_int_equal(sim_core_timers_pending(), 0);
 }
 
 static void the_watch_holds_its_verdict_while_the_line_is_off_for_flooding(void **state)
