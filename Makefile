@@ -153,7 +153,7 @@ fuzz: $(FUZZ_BINS)
 
 # ---------------------------------------------------------------------------
 # QEMU boot tests (pytest harness in tests/qemu)
-qemu-test: all
+qemu-test: all $(BUILD)/host/vcpuwatch.so
 	cd tests/qemu && $(PYTHON) -m pytest -q -rfE $(PYTEST_ARGS)
 
 docs-test:
@@ -167,7 +167,7 @@ test-matrix: all
 
 # The long variant of the SMP race test (tests/qemu/test_smp_race.py): more data, every irqpolicy.
 .PHONY: test-race
-test-race: all
+test-race: all $(BUILD)/host/vcpuwatch.so
 	cd tests/qemu && IRQKIT_RACE=full $(PYTHON) -m pytest -q -rfE test_smp_race.py $(PYTEST_ARGS)
 
 # Bochs 2.7, a second PC model (tests/bochs; three boots, about 35 s).
@@ -210,6 +210,13 @@ bench: deps bench-start $(BENCH_TARGETS) bench-table
 $(BUILD)/host/guestprof.so: tools/guestprof/guestprof.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -O2 -shared -fPIC -fvisibility=hidden -Wall -Wextra -Werror $< -o $@
+
+# vcpuwatch (tools/vcpuwatch): a QEMU plugin sampling each vCPU's executed instructions and its
+# host thread's scheduler figures, so that a guest stall can be told host from kernel
+# (docs/smp.md, "What the long variant found"); the SMP race test runs under it.
+$(BUILD)/host/vcpuwatch.so: tools/vcpuwatch/vcpuwatch.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -O2 -shared -fPIC -fvisibility=hidden -pthread -Wall -Wextra -Werror $< -o $@
 
 .PHONY: prof-ata
 # The counts stay in $(BUILD)/prof/ata-counts.txt for tools/guestprof/callers.py.

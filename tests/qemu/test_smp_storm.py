@@ -37,11 +37,11 @@ PER_CPU_RX = re.compile(r"^\s+0x3e\s+irq 14\s+(.*)$", re.M)
 SENT_RX = re.compile(r"spurious-flood: (\d+) IPIs to CPU (\d+)")
 
 
-def boot(guest_factory, path, **kw):
+def boot(guest_factory, path, smp=2, cpu=1, **kw):
     g = guest_factory(append="debugexit", machine="pc",
-                      extra=["-smp", "2", "-drive", f"file={path},format=raw,if=ide,index=0"], **kw)
+                      extra=["-smp", str(smp), "-drive", f"file={path},format=raw,if=ide,index=0"], **kw)
     g.wait_shell(120)
-    assert "CPUs 0x2" in g.command("affinity 14 1")
+    assert "CPUs %#x" % (1 << cpu) in g.command(f"affinity 14 {cpu}")
     return g
 
 
@@ -49,9 +49,9 @@ def per_cpu_14(g):
     return per_cpu_row(g, "0x3e", 14)
 
 
-def per_cpu_row(g, vector, line):
+def per_cpu_row(g, vector, line, smp=2):
     m = re.search(rf"^\s+{vector}\s+irq {line}\s+(.*)$", run(g, "irqs"), re.M)
-    return [int(x) for x in m.group(1).split()] if m else [0, 0]
+    return [int(x) for x in m.group(1).split()] if m else [0] * smp
 
 
 def write_and_check(g, seed, lba, count, image):
@@ -108,6 +108,52 @@ def test_a_flood_on_cpu1_leaves_cpu0_working_and_is_contained(guest_factory, tmp
     for seed, lba in ((0x5701, 1000), (0x5702, 3000)):
         assert diskimg.bad_pattern_blocks(path, seed, lba, 1000) == []
     assert diskimg.changed_ranges(path, original, 1000, 3000) == []
+
+
+def test_with_four_cpus_a_flood_on_cpu3_stays_there_and_follows_the_line_round_all_four(guest_factory, tmp_path):
+    """-smp 4: the flood lands on CPU 3 alone (CPUs 0-2's counts of the line do not move) and is
+    off within one segment while CPU 0 keeps time and reads the disk by polling; moved round all
+    four CPUs every 3 ms during the storm, the flood follows the line to each of them and the disk
+    is read and written; after `inject off` the line is back on interrupts on CPU 3. A chip that
+    cannot name CPUs 2 and 3 (or a flood sent to the wrong one) fails here."""
+    disk_bytes = 2 << 20
+    path = str(tmp_path / "disk.img")
+    original = diskimg.make_random_image(path, disk_bytes, seed=165)
+    image = bytearray(original)
+    want = zlib.crc32(image)
+    sectors = disk_bytes // SECTOR
+    g = boot(guest_factory, path, smp=4, cpu=3, accel=MT_ACCEL)
+    before = per_cpu_row(g, "0x3e", 14, 4)
+    start = len(g.log)
+    out = g.command("inject spurious-flood:14")
+    assert "IPIs on vector 0x3e (line 14" in out and "(now CPU 3)" in out, out
+    g.wait_for(r"irq 14: \d+ of \d+ interrupts unclaimed in \d+ ms", 20, start)
+    trip = next(m for m in TRIP_RX.finditer(g.log, start) if m.group(1) == "14")
+    assert int(trip.group(3)) <= FLOOD_MAX_INTERRUPTS, trip.group(0)
+    timecheck_ok(g)
+    assert kernel_crc(g, f"ata crc 0 {sectors}", 120) == want
+    during = per_cpu_row(g, "0x3e", 14, 4)
+    assert len(during) == 4 and during[3] - before[3] >= FLOOD_MAX_INTERRUPTS // 2, (before, during)
+    assert during[:3] == before[:3], (before, during)
+    assert "moves round CPUs" in run(g, "affinity 14 0,1,2,3 every 3", done=r"moves round CPUs.*\n")
+    assert kernel_crc(g, f"ata crc 0 {sectors}", 120) == want
+    want = write_and_check(g, 0x5703, 1000, 1000, image)
+    moves = re.search(r"affinity: irq 14 stopped moving after (\d+) moves \((\d+) refused\)",
+                      run(g, "affinity 14 3", done=r"stopped moving after .*\n"))
+    assert moves and int(moves.group(1)) >= 20 and int(moves.group(2)) == 0, moves and moves.group(0)
+    off = run(g, "inject off spurious-flood", done=r"fault: spurious-flood switched off\n")
+    sent = {int(cpu): int(n) for n, cpu in SENT_RX.findall(off)}
+    assert sent.get(3, 0) > 1000 and all(sent.get(c, 0) > 0 for c in range(3)), off
+    wait_back_on_interrupts(g, 14)
+    back = per_cpu_row(g, "0x3e", 14, 4)
+    assert kernel_crc(g, f"ata crc 0 {sectors}", 120) == want
+    after = per_cpu_row(g, "0x3e", 14, 4)
+    assert after[3] > back[3] and after[:3] == back[:3], (back, after)
+    run(g, "ata flush")
+    g.send("halt\r")
+    assert g.wait_exit(30) == EXIT_HALT
+    assert diskimg.bad_pattern_blocks(path, 0x5703, 1000, 1000) == []
+    assert diskimg.changed_ranges(path, original, 1000, 1000) == []
 
 
 def test_the_flood_on_cpu1_is_off_within_10ms_of_guest_time(guest_factory, tmp_path):

@@ -20,7 +20,14 @@ defences off, the baseline of issue 19's "healthy costs nothing" (then the
 report is the healthy windows alone, with the poll-timer events per block
 from `irqs`).
 
+With --smp N --irq-cpu C the guest has N CPUs (single-threaded TCG: -icount
+runs the vCPUs round robin, so the counts stay deterministic) and the disk's
+line is moved to CPU C before the passes (`affinity 14 C`): the cost of
+taking the interrupt on another CPU than the waiter's. --sleep off gives
+guest time that does not depend on the host at all (halted time included).
+
 Usage: prof_ata.py [--kernel ELF] [--drop PCT] [--top N] [--keep FILE] [--append ARGS] [--healthy-only]
+                   [--smp N --irq-cpu C] [--sleep on|off]
 (make prof-ata keeps the counts in build/prof/ata-counts.txt: callers.py then
 says which call sites a function's calls come from)
 """
@@ -51,6 +58,9 @@ def main():
     ap.add_argument("--keep", help="write the counts here (default: a temporary file)")
     ap.add_argument("--append", default="irqpolicy=irqkit", help="the kernel's boot line")
     ap.add_argument("--healthy-only", action="store_true", help="no lost passes: report the healthy ones")
+    ap.add_argument("--smp", type=int, default=1, help="CPUs of the guest")
+    ap.add_argument("--irq-cpu", type=int, default=0, help="the CPU the disk's line is moved to")
+    ap.add_argument("--sleep", choices=("on", "off"), default="on", help="-icount sleep=")
     args = ap.parse_args()
     irqkit_qemu.KERNEL = os.path.abspath(args.kernel)
     # The PIO driver's bench_pass (drivers/ata/ata_shell.c; the AHCI shell has one of its own).
@@ -66,10 +76,16 @@ def main():
         with open(image, "wb") as f:
             f.truncate(8 << 20)
         g = Guest(append=args.append,
-                  extra=["-icount", "shift=3,sleep=on", "-drive", f"file={image},format=raw,if=ide,index=0",
+                  extra=["-icount", f"shift=3,sleep={args.sleep}", "-smp", str(args.smp),
+                         "-drive", f"file={image},format=raw,if=ide,index=0",
                          "-plugin", f"{args.plugin},mark=0x{marks[0]},out={counts}"])
         try:
             g.wait_shell(120)
+            if args.irq_cpu:
+                out = g.command(f"affinity 14 {args.irq_cpu}")
+                if f"CPUs {1 << args.irq_cpu:#x}" not in out:
+                    print(f"prof_ata: affinity 14 {args.irq_cpu} refused: {out}")
+                    return 1
             labels = ["warm-up", "healthy", "healthy"]
             if not args.healthy_only:
                 labels += [f"{args.drop} % dropped"] * 2
