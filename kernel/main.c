@@ -34,6 +34,7 @@
 #include <irq/policy.h>
 #include <irq/stats.h>
 #include <time/time.h>
+#include <time/time.h>
 #include <asm/apic.h>
 #include <firmware.h>
 #include <hpet.h>
@@ -163,6 +164,11 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	hpet_init(fw_acpi_valid ? &fw_acpi.hpet : NULL);
 	x86_time_report();
 	irq_defences_start();
+	/* The tick looks at busy lines' verified expects: no poll timer per command (kernel/irq/tick_look.c). */
+	if (time_tick_mode() != TICK_MODE_NONE) {
+		time_set_tick_hook(irq_tick, irq_tick_wanted);
+		irq_tick_start(NSEC_PER_SEC / tick_hz());
+	}
 	cpu_sti();
 	uart_irq_init((unsigned int)isa_irq_to_line(UART_ISA_IRQ));
 	ata_init();

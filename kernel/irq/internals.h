@@ -213,6 +213,15 @@ struct irq_defence_line {
 	uint64_t poll_skips;           /* expiries that found no poll due yet and only re-armed */
 	uint64_t poll_want_reused;     /* expiries that used the time they were armed for (nothing moved) */
 	uint64_t poll_reruns;          /* polls run at once after one that found work (no timer) */
+	/*
+	 * The host's tick (tick_look.c): when a tick last found one of the
+	 * line's verified tokens expecting past its safety delay (0: never;
+	 * __irq_expect_deadline makes such a token due), the ticks that looked
+	 * at the line, and those that found a token due.
+	 */
+	uint64_t tick_due_ns;
+	uint64_t tick_looks;
+	uint64_t tick_polls;
 	/* The poll timer's poll runs and reschedules the timer when it is over,
 	 * so an expect_irq from its handlers need not (expect.c). */
 	bool timer_poll_running;
@@ -656,10 +665,15 @@ void irq_defences_core_init(void);
 void irq_defences_reset_line(struct irq_desc *desc);
 
 /*
- * __irq_flood_poll_due - the poll timer fired on a line: re-enable a line
- * that was off for flooding when its back-off is over. Lock held.
+ * __irq_flood_poll_due - the poll timer fired on a line at @now: re-enable
+ * a line that was off for flooding when its back-off is over, end a
+ * passed re-enable test. Either is due when its time is at most @due_by:
+ * the timer is armed early by its measured lateness (poll.c), and an
+ * expiry that came early for a re-enable it did not take would be due
+ * again at once, at the same instant, for as long as the lateness lasts.
+ * Lock held.
  */
-void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now);
+void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now, uint64_t due_by);
 
 /* __irq_flood_deadline - when the flood defence wants the line polled (0: no need). Lock held. */
 uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now);
@@ -682,6 +696,44 @@ bool __irq_expect_any_verified(struct irq_desc *desc);
 
 /* __irq_expect_age - after rescheduling at a poll: tokens not expecting lose their "in use" mark. Lock held. */
 void __irq_expect_age(struct irq_desc *desc, struct irqaction *action);
+
+/*
+ * __irq_expect_tick_look - the tick's look at the tokens of @action
+ * (tick_look.c): sets *@keep if a verified token expected since the last
+ * look or expects now (the line stays in the tick's set), ages the others
+ * (__irq_expect_age), RETURNS whether a verified token has been expecting
+ * for its safety delay or longer at @now. Lock held.
+ */
+bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uint64_t now, bool *keep);
+
+/* __irq_expect_tick_keeps - whether a verified token of the line expects or expected since the last look. Lock held. */
+bool __irq_expect_tick_keeps(struct irq_desc *desc);
+
+/*
+ * The tick's set of lines (tick_look.c): one bit per line whose verified
+ * tokens the tick looks at. irq_tick_look_on - whether the tick looks at
+ * verified tokens (the profile wants it and the host ticks); their safety
+ * poll then needs no timer (expect.c). __irq_tick_line_add - put @desc in
+ * the set, lock-free (expect_irq; the ordering is at its definition).
+ */
+extern uint32_t __irq_tick_period_ns;  /* 0: no tick (a 32-bit word: internals.h reads no 64-bit atomics) */
+static inline bool irq_tick_look_on(const struct irq_policy *p)
+{
+	return p->expect_tick_look && __atomic_load_n(&__irq_tick_period_ns, __ATOMIC_ACQUIRE);
+}
+extern uint32_t __irq_tick_lines[(IRQ_NR_LINES + 31) / 32];
+/* Inline: expect_irq's verified path calls it for every command (a call cost 16 instructions of 30). */
+static inline void __irq_tick_line_add(struct irq_desc *desc)
+{
+	unsigned int irq = (unsigned int)(desc - irq_descs);
+	uint32_t *word = &__irq_tick_lines[irq / 32], bit = 1u << (irq % 32);
+
+	/* seq_cst load, then seq_cst OR: the ordering is written down in tick_look.c. */
+	if (!(__atomic_load_n(word, __ATOMIC_SEQ_CST) & bit))
+		__atomic_or_fetch(word, bit, __ATOMIC_SEQ_CST);
+}
+/* __irq_tick_reset - no tick, empty set (irq_defences_core_init). */
+void __irq_tick_reset(void);
 
 /* irq_expect_pool_init - every pooled token free again (irq_core_init). */
 void irq_expect_pool_init(void);

@@ -171,6 +171,7 @@ void irq_defences_core_init(void)
 {
 	__atomic_store_n(&__irq_switches.started, false, __ATOMIC_RELEASE);
 	irq_defences_unstarted_calls = 0;
+	__irq_tick_reset();
 	__atomic_add_fetch(&__irq_switches.gen, 1, __ATOMIC_SEQ_CST);
 }
 

@@ -379,8 +379,10 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 		irq_port_unlock_irqrestore(&desc->lock, flags);
 		return;
 	}
-	__irq_flood_poll_due(desc, now);
-	if (irq_policy()->expect_verified_recheck_ns && __irq_expect_any_verified(desc))
+	/* Due by the time the timer was armed early for (__irq_poll_arm), as the polls below. */
+	__irq_flood_poll_due(desc, now, now + desc->def.poll_late_ns);
+	/* With the host's tick, the tick looks at the verified tokens (tick_look.c). */
+	if (irq_policy()->expect_verified_recheck_ns && !irq_tick_look_on(irq_policy()) && __irq_expect_any_verified(desc))
 		__irq_poll_verified_look(desc, now);
 	gen = __irq_poll_want_gen(desc);
 	want = __irq_poll_want_at_expiry(desc, armed_ns, now);

@@ -20,6 +20,11 @@
  * the clock and the timers must run. docs/porting.md, section 8 ("First
  * boot"), has the whole order and what a missing step looks like.
  *
+ * The tick: a host with a periodic tick may lend it to the defences
+ * (irq_tick_start, irq_tick, irq_tick_wanted in policy.h; docs/porting.md,
+ * section 6a). Nothing to implement here for it; without it the poll
+ * timers below do all the work.
+ *
  * Several CPUs: the core may run on every CPU at once. What that asks of
  * the host beyond a one-CPU port is in the section "Several CPUs" at the
  * end (and docs/porting.md, section 5a); a one-CPU port need do nothing.

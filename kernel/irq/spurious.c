@@ -429,19 +429,19 @@ void note_interrupt(struct irq_desc *desc, irqreturn_t ret)
 	}
 }
 
-void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now)
+void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now, uint64_t due_by)
 {
 	struct irq_defence_line *def = &desc->def;
 	const struct irq_policy *p = irq_policy();
 
 	if (def->flood_testing &&
-	    now - def->flood_off_since_ns >= (def->off_claimed ? p->storm_window_ns : p->spr_segment_ns)) {
+	    due_by - def->flood_off_since_ns >= (def->off_claimed ? p->storm_window_ns : p->spr_segment_ns)) {
 		/* Re-enabled a segment's (storm window's) time ago and no flood (storm) was judged since. */
 		__irq_flood_test_passed(desc, now);
 		__irq_poll_want_moved(desc);
 		return;
 	}
-	if (!def->flood_off || now < def->flood_reenable_at_ns)
+	if (!def->flood_off || due_by < def->flood_reenable_at_ns)
 		return;
 	__irq_poll_want_moved(desc);
 	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_REENABLE, def->failed_tests);

@@ -284,7 +284,11 @@ uint64_t __irq_watch_deadline(const struct irq_desc *desc, const struct irqactio
 		return 0;
 	base = desc->def.last_poll_ns > w->started_ns ? desc->def.last_poll_ns : w->started_ns;
 	if (w->flags & (IRQ_WAT_POLLED | IRQ_WAT_BAD)) {
-		at = base + __irq_poll_gap(desc, p->poll_normal_ns);
+		/* On polling: its device may have work any moment (a keyboard every 10 ms, a UHCI frame). */
+		gap = __irq_poll_gap(desc, p->poll_normal_ns);
+		if (p->watch_poll_max_ns && gap > p->watch_poll_max_ns)
+			gap = p->watch_poll_max_ns;
+		at = base + gap;
 	} else {
 		/* All well so far: the longer it has been watched, the slower. */
 		gap = base - w->started_ns;

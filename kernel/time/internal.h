@@ -88,6 +88,9 @@ struct time_core {
 	 * its timer. Under the lock. */
 	struct hrtimer *cb_running;
 	unsigned int cb_cpu;
+	/* time_set_tick_hook(): called at every tick, asked before a tickless stop. */
+	void (*tick_hook)(uint64_t now_ns);
+	bool (*tick_hook_busy)(void);
 	struct time_stats stats;
 };
 

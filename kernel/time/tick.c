@@ -189,6 +189,19 @@ void tick_program_hook(struct hrtimer_queue *q, uint64_t first_expires_ns)
 		clockevent_program(time_core.dev, first_expires_ns, ktime_get_ns());
 }
 
+/* The tick's hook (time_set_tick_hook), run like an hrtimer callback: kernel/time's lock given up. */
+static void tick_run_hook(uint64_t now)
+{
+	void (*fn)(uint64_t now_ns) = time_core.tick_hook;
+	unsigned long token;
+
+	if (!fn)
+		return;
+	token = time_port_callback_begin();
+	fn(now);
+	time_port_callback_end(token);
+}
+
 /* The emulated tick (tick_timer's callback, one-shot mode). */
 static void tick_emulate(struct hrtimer *t)
 {
@@ -198,6 +211,7 @@ static void tick_emulate(struct hrtimer *t)
 	timer_wheel_advance(&time_core.wheel, jiffies);
 	time_core.tick_stopped = false;
 	hrtimer_queue_add(&time_core.hrq, &time_core.tick_timer, time_core.tick_next_ns);
+	tick_run_hook(time_core.event_now_ns);  /* last: the tick's state is whole again */
 }
 
 static void tick_periodic_event(struct clock_event_device *dev)
@@ -214,6 +228,7 @@ static void tick_periodic_event(struct clock_event_device *dev)
 	time_core.tick_last_ns = now;
 	timer_wheel_advance(&time_core.wheel, jiffies);
 	tick_run_hrtimers(now);
+	tick_run_hook(now);
 	time_port_irq_restore(flags);
 }
 
@@ -351,6 +366,8 @@ void tick_nohz_stop(void)
 
 	if (time_core.mode != TICK_MODE_TICKLESS || time_core.tick_stopped)
 		return;
+	if (time_core.tick_hook_busy && time_core.tick_hook_busy())
+		return; /* the hook needs the ticks (kernel/irq: a busy line's verified expects) */
 	now = ktime_get_ns();
 	sleep = (uint64_t)TICK_NOHZ_MAX_SLEEP_MS * NSEC_PER_MSEC;
 	if (clocksource_max_idle_ns() < sleep)
@@ -385,8 +402,19 @@ void tick_nohz_restart(void)
 	hrtimer_queue_add(&time_core.hrq, &time_core.tick_timer, due ? now : time_core.tick_next_ns);
 }
 
+void time_set_tick_hook(void (*fn)(uint64_t now_ns), bool (*busy)(void))
+{
+	unsigned long flags = time_port_irq_save();
+
+	time_core.tick_hook = fn;
+	time_core.tick_hook_busy = fn ? busy : NULL;
+	time_port_irq_restore(flags);
+}
+
 void tick_reset(void)
 {
+	time_core.tick_hook = NULL;
+	time_core.tick_hook_busy = NULL;
 	time_core.mode = TICK_MODE_NONE;
 	time_core.requested = TICK_MODE_AUTO;
 	time_core.dev = NULL;

@@ -61,6 +61,17 @@ void time_init(uint32_t hz);
 /* tick_hz - RETURNS the tick rate set by time_init() (0 before it). */
 uint32_t tick_hz(void);
 
+/*
+ * time_set_tick_hook - lend the tick to another subsystem (irqkit: the
+ * interrupt core's look at busy lines, kernel/irq/tick_look.c): @fn(now)
+ * runs at every tick, periodic or one-shot, with the tick's time and
+ * kernel/time's lock given up (as an hrtimer callback); a tickless idle
+ * asks @busy() (may be NULL) before it stops the tick and keeps ticking
+ * while it says true. NULL @fn: no hook. time_init() clears it.
+ * CONTEXT: process context.
+ */
+void time_set_tick_hook(void (*fn)(uint64_t now_ns), bool (*busy)(void));
+
 /* jiffies_read - RETURNS jiffies, read atomically. CONTEXT: any. */
 uint64_t jiffies_read(void);
 

@@ -842,6 +842,94 @@ static void expect_calls_on_cpu0_read_nothing_cpu1_writes_under_the_lock(void **
 	free_irq(LINE, &xdev);
 }
 
+/*
+ * The host's tick takes a line out of its set (tick_look.c) on one CPU
+ * while expect_irq of a verified token on another puts it in: the line
+ * must never end up out of the set with the token expecting (a lost
+ * interrupt would then wait for the 3 s slow poll). Each round starts
+ * with the line in the set and its token not used since the last tick,
+ * so the tick on CPU 1 decides to take it out just as CPU 0 expects.
+ * Removing the tick's second look after it clears the bit
+ * (__irq_expect_tick_keeps) makes this fail.
+ */
+#define TICK_ROUNDS 50000
+
+static struct irq_expect *tick_exp;
+static int tick_go, tick_done;
+
+static irqreturn_t tick_dev_handler(unsigned int irq, void *dev_id)
+{
+	(void)irq;
+	(void)dev_id;
+	unexpect_irq(tick_exp, false);
+	return IRQ_HANDLED;
+}
+
+static void *tick_on_cpu1(void *arg)
+{
+	int r;
+
+	(void)arg;
+	irq_host_set_cpu(1);
+	for (r = 1; r <= TICK_ROUNDS; r++) {
+		uint64_t start = wall_s();
+
+		while (__atomic_load_n(&tick_go, __ATOMIC_SEQ_CST) != r)
+			if (wall_s() - start > WAIT_LIMIT_S)
+				return NULL;
+		irq_tick(irq_host_now_ns());
+		__atomic_store_n(&tick_done, r, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+static void the_tick_never_drops_a_line_whose_verified_token_expects_on_another_cpu(void **state)
+{
+	unsigned int i, missed = 0;
+	pthread_t cpu1;
+	int r;
+
+	(void)state;
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, tick_dev_handler, 0, "tickdev", &tick_exp), 0);
+	irq_defences_start();
+	irq_tick_start(1000000);
+	tick_exp = init_irq_expect(LINE, &tick_exp);
+	assert_non_null(tick_exp);
+	for (i = 0; i < 2 * irq_policy()->expect_verify_goal; i++) {
+		expect_irq(tick_exp);
+		fake_raise(LINE);
+	}
+	assert_true(__atomic_load_n(&tick_exp->state, __ATOMIC_SEQ_CST) & IRQ_EXP_VERIFIED);
+	__atomic_store_n(&tick_go, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&tick_done, 0, __ATOMIC_SEQ_CST);
+	assert_int_equal(pthread_create(&cpu1, NULL, tick_on_cpu1, NULL), 0);
+	for (r = 1; r <= TICK_ROUNDS; r++) {
+		uint64_t start = wall_s();
+
+		/* In the set, not used since this tick: the next tick takes it out unless it sees the expect. */
+		expect_irq(tick_exp);
+		unexpect_irq(tick_exp, false);
+		irq_tick(irq_host_now_ns());
+		assert_true(irq_tick_wanted());
+		__atomic_store_n(&tick_go, r, __ATOMIC_SEQ_CST);
+		/* A different head start each round, so the two CPUs meet at every point of the tick's look. */
+		for (i = 0; i < (unsigned int)(r * 7) % 211; i++)
+			__atomic_load_n(&tick_done, __ATOMIC_RELAXED);
+		expect_irq(tick_exp);
+		while (__atomic_load_n(&tick_done, __ATOMIC_SEQ_CST) != r)
+			assert_true(wall_s() - start <= WAIT_LIMIT_S);
+		if (!irq_tick_wanted())
+			missed++;
+		unexpect_irq(tick_exp, false);
+	}
+	assert_int_equal(pthread_join(cpu1, NULL), 0);
+	print_message("%d rounds, line out of the tick's set with its token expecting: %u\n", TICK_ROUNDS, missed);
+	assert_int_equal(missed, 0);
+	irq_tick_start(0);
+	free_irq(LINE, &tick_exp);
+}
+
 /* Panic case: the hook jumps back into the test. */
 static jmp_buf panic_jump;
 static const char *panic_message;
@@ -912,6 +1000,7 @@ int main(void)
 		CASE(a_poll_that_deferred_counts_deliveries_on_every_cpu),
 		CASE(expect_calls_on_cpu0_read_nothing_cpu1_writes_under_the_lock),
 		CASE(expect_and_unexpect_on_other_cpus_than_the_handler_complete_every_command_once),
+		CASE(the_tick_never_drops_a_line_whose_verified_token_expects_on_another_cpu),
 	};
 
 	fake_irq_filter_from_env();

@@ -105,8 +105,9 @@ static void without_the_operation_the_delayed_verdict_decides_as_before(void **s
 	 * it before that interrupt could come (it carries them all, merged):
 	 * lost. So the healthy disk went on polling - the false alarm
 	 * tests/qemu/test_matrix.py once had to tolerate. Since issue 19 a
-	 * busy verified line is looked at once per expect_verified_recheck_ns
-	 * instead of after every expect, so the races are fewer and need not
+	 * busy verified line is looked at once per tick (or, without one, per
+	 * expect_verified_recheck_ns) instead of after every expect, so the
+	 * races are fewer and need not
 	 * wear the count down to an announcement within the run; the wrong
 	 * verdicts still come.
 	 */
@@ -118,7 +119,7 @@ static void without_the_operation_the_delayed_verdict_decides_as_before(void **s
 
 /*
  * The poll timer's lateness, forced from the disk's handler so that the poll chain would run (see (c)):
- * below irqkit's expect_verified_recheck_ns (400 us), or the recheck itself would be due at once, for ever
+ * below the safety delay of irqkit's verified tokens (100-400 us), or a safety poll would be due at once, for ever
  * (the core never learns more than IRQ_POLL_LATE_MAX_NS, 50 us).
  */
 #define CHAIN_LATENESS_NS (300 * SIM_US)

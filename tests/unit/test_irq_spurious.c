@@ -448,6 +448,42 @@ static void rate_limited_flood_messages_say_when_they_come_again(void **state)
 	sim_dev_detach(&d);
 }
 
+/*
+ * The poll timer is armed early by its measured lateness (poll.c), and a
+ * poll is due when it is wanted by now plus that lateness. The re-enable
+ * test of a line off for flooding must be due by the same rule: when the
+ * back-off ended less than the lateness after a poll, the timer fired
+ * early for it, the re-enable waited for its exact time, and the timer,
+ * still wanting it within its lateness, was due again at once, at the
+ * same instant, for ever (the host port's "timer storm"; on hardware,
+ * polls back to back until the time came). Found by the SMP expect case
+ * of test_irq_concurrency.c, whose timer thread steps 20 us at a time.
+ */
+static void a_re_enable_due_within_the_poll_timers_lateness_is_taken_not_polled_for_ever(void **state)
+{
+	const struct irq_policy *p = sim_case_start(state, NULL);
+	struct sim_dev d = nic();
+	struct sim_source rogue = stuck_rogue(FLOOD_AT_NS, FLOOD_AT_NS + 20 * SIM_MS, 0, 1);
+	struct irq_desc *desc = irq_to_desc(LINE);
+	uint64_t polls;
+
+	setup_stuck_line(&d, &rogue);
+	sim_run_for(FLOOD_AT_NS + 30 * SIM_MS);
+	assert_true(desc->def.flood_off);
+	/* The next poll, then the back-off's end 20 us after it, with the timer 50 us late on average. */
+	desc->def.flood_reenable_at_ns = __irq_flood_deadline(desc, sim_now()) + 20 * SIM_US;
+	desc->def.poll_late_ns = 50 * SIM_US;
+	__irq_poll_want_moved(desc);
+	polls = desc->def.polls;
+	sim_run_for(p->spr_poll_ns + p->spr_segment_ns + SIM_MS);
+	print_message("%s: %llu polls, then %s\n", p->name, (unsigned long long)(desc->def.polls - polls),
+		      desc->def.flood_off ? "still off" : desc->def.flood_testing ? "on test" : "back on");
+	assert_false(desc->def.flood_off);
+	assert_true(desc->def.polls - polls <= 3);
+	sim_source_detach(&rogue);
+	sim_dev_detach(&d);
+}
+
 static void after_the_flood_stops_the_line_comes_back_and_good_segments_shrink_the_back_off(void **state)
 {
 	const struct irq_policy *p = sim_case_start(state, NULL);
@@ -702,6 +738,7 @@ int main(void)
 		SIM_CASES_PER_PROFILE(the_good_device_on_a_shared_storming_line_keeps_working),
 		SIM_CASES_PER_PROFILE(re_enable_tests_back_off_exponentially_up_to_the_profiles_limit),
 		SIM_CASES_PER_PROFILE(after_the_flood_stops_the_line_comes_back_and_good_segments_shrink_the_back_off),
+		SIM_CASE(a_re_enable_due_within_the_poll_timers_lateness_is_taken_not_polled_for_ever),
 		SIM_CASES_PER_PROFILE(a_burst_of_spurious_edges_trips_only_when_it_fills_a_judged_segment),
 		SIM_CASES_PER_PROFILE(a_long_flood_is_reminded_of_at_the_low_rate),
 		SIM_CASE(freeing_the_last_handler_of_a_flooded_line_resets_its_defence),

@@ -139,6 +139,57 @@ static void a_watch_that_finds_lost_work_polls_at_the_normal_rate_and_marks_it_b
 }
 
 /*
+ * Issue 19: a keystroke of a misrouted keyboard may wait at most 2 ms
+ * median and 3 ms worst longer than a healthy one. Once the watch put the
+ * keyboard on polling, the poll gap backs off after each find (1, 2, 4 ...
+ * ms) only up to watch_poll_max_ns (2 ms), not to the normal 10 ms: every
+ * event of a keyboard whose interrupts all go astray is found within that
+ * of the moment it was done, and on average within half of it. The 2010
+ * profile has no cap (events wait up to its 10 ms normal poll).
+ */
+static void a_keyboard_on_polling_waits_at_most_watch_poll_max_for_its_events(void **state)
+{
+	const struct irq_policy *p = sim_case_start(state, NULL);
+	struct sim_dev d = keyboard(SIM_PPM);
+	/* Events done at a random point of 0-3 ms after their start: every phase of the polls. */
+	const uint64_t jitter = 3 * SIM_MS;
+	uint64_t c0, sum0, cap, avg;
+
+	if (!p->watch_on)
+		return;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	sim_run_for(p->watch_interval_ns + p->watch_late_window_ns + SIM_MS);
+	assert_string_equal(watch_state(), "polled");
+	d.jitter_ns = jitter;
+	c0 = d.completions;
+	sum0 = d.latency_sum_ns;
+	d.latency_max_ns = 0;
+	sim_run_for(20 * SIM_S);
+	cap = p->watch_poll_max_ns ? p->watch_poll_max_ns : p->poll_normal_ns;
+	avg = (d.latency_sum_ns - sum0) / (d.completions - c0);
+	print_message("%s: %llu events found by polling, %llu us on average from their start, %llu us at most "
+		      "(device %llu-%llu us, poll gap cap %llu us)\n", p->name, (unsigned long long)(d.completions - c0),
+		      (unsigned long long)avg / SIM_US, (unsigned long long)d.latency_max_ns / SIM_US,
+		      (unsigned long long)EVENT_LATENCY_NS / SIM_US, (unsigned long long)(EVENT_LATENCY_NS + jitter) / SIM_US,
+		      (unsigned long long)cap / SIM_US);
+	assert_true(d.completions - c0 >= 20 * SIM_S / (EVENT_GAP_NS + EVENT_LATENCY_NS + jitter + cap));
+	/* Done at most latency + jitter after the start, found at most a gap later. */
+	assert_true(d.latency_max_ns <= EVENT_LATENCY_NS + jitter + cap + IRQ_POLL_MIN_GAP_TEST_NS / 100);
+	/*
+	 * irqkit, issue 19's goal itself (not the profile's own cap): at most 2 ms more than the
+	 * device's time at worst (the goal allows 3), 1.5 ms on average (the goal: 2 ms of median).
+	 */
+	if (p == &irq_policies[IRQ_POLICY_IRQKIT]) {
+		assert_true(d.latency_max_ns <= EVENT_LATENCY_NS + jitter + 2 * SIM_MS + IRQ_POLL_MIN_GAP_TEST_NS / 100);
+		assert_true(avg <= EVENT_LATENCY_NS + jitter / 2 + 3 * SIM_MS / 2);
+	}
+	assert_int_equal(d.double_completions, 0);
+	sim_dev_detach(&d);
+}
+
+/*
  * Regression (USB engineers: false "a poll found work" on a healthy UHCI):
  * every interrupt comes 15 ms after the device is done, as a UHCI signals
  * at its next frame, so some slow watch polls run between the two, take the
@@ -344,7 +395,7 @@ static void a_watch_without_deliveries_ends_after_one_period(void **state)
 	assert_int_equal(sim_dev_attach(&d), 0);  /* never started: nothing to deliver */
 	sim_run_for(p->watch_period_ns + p->poll_slow_ns);
 	assert_string_equal(watch_state(), "off");
-	assert_int_equal(irq_host_timers_pending(), 0);
+	assert_int_equal(sim_core_timers_pending(), 0);
 	sim_dev_detach(&d);
 }
 
@@ -358,7 +409,7 @@ static void watch_irq_on_unknown_lines_and_actions_is_reported_and_ignored(void 
 	assert_true(irq_host_log_contains("no such line"));
 	watch_irq(LINE, &nobody);
 	assert_true(irq_host_log_contains("no such action"));
-	assert_int_equal(irq_host_timers_pending(), 0);
+	assert_int_equal(sim_core_timers_pending(), 0);
 }
 
 static void the_watch_holds_its_verdict_while_the_line_is_off_for_flooding(void **state)
@@ -394,6 +445,7 @@ int main(void)
 		SIM_CASE(an_interrupt_later_than_the_window_leaves_the_find_polled),
 		SIM_CASE(a_busy_device_whose_every_poll_finds_work_is_still_judged_bad),
 		SIM_CASE(misrouted_lasts_while_irqfixup_claims_and_its_end_is_announced),
+		SIM_CASES_PER_PROFILE(a_keyboard_on_polling_waits_at_most_watch_poll_max_for_its_events),
 		SIM_CASE_PROFILE(a_middling_ratio_makes_the_action_wary_and_a_good_wary_period_ends_it,
 				 IRQ_POLICY_IRQKIT, "irqkit"),
 		SIM_CASE_PROFILE(a_middling_ratio_makes_the_action_wary_and_a_good_wary_period_ends_it,

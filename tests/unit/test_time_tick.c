@@ -407,6 +407,55 @@ static void tickless_sleeps_are_cut_so_a_narrow_counter_cannot_wrap_unseen(void 
 	assert_int_equal(jiffies, 40000);
 }
 
+/* The tick hook of these cases: counts its calls and says "busy" while hook_busy is set. */
+static unsigned hook_calls;
+static uint64_t hook_last_ns;
+static bool hook_busy;
+
+static void count_hook(uint64_t now_ns)
+{
+	hook_calls++;
+	hook_last_ns = now_ns;
+}
+
+static bool hook_says_busy(void)
+{
+	return hook_busy;
+}
+
+/*
+ * time_set_tick_hook: the hook runs at every tick with the tick's time (one-shot and periodic),
+ * and a tickless idle keeps ticking while its busy() says so (kernel/irq: a busy line's verified
+ * expects are looked at by the tick); once it says no, the idle sleeps until the next timer.
+ */
+static void the_tick_hook_runs_every_tick_and_a_busy_hook_keeps_the_tick_through_idle(void **state)
+{
+	struct time_stats st;
+
+	(void)state;
+	hook_calls = 0;
+	hook_busy = true;
+	start_oneshot(1000, LAPIC_MAX);
+	time_set_tick_hook(count_hook, hook_says_busy);
+	assert_int_equal(time_set_tick_mode(TICK_MODE_TICKLESS), 0);
+	timer_add(&probes[0].t, 50 * NSEC_PER_MSEC, 0);
+	idle_until_run(0, 100);
+	time_get_stats(&st);
+	assert_int_equal(st.tick_stops, 0);   /* busy: never stopped */
+	assert_int_equal(hook_calls, 50);     /* one call per tick */
+	assert_int_equal(hook_last_ns, 50 * NSEC_PER_MSEC);
+	/* Not busy: the next idle sleeps through to the timer, and the hook sees only the ticks run. */
+	hook_busy = false;
+	timer_add(&probes[1].t, 500 * NSEC_PER_MSEC, 0);
+	idle_until_run(1, 100);
+	time_get_stats(&st);
+	assert_int_equal(st.tick_stops, 1);
+	assert_int_equal(hook_calls, 51);
+	/* time_init clears the hook. */
+	time_init(1000);
+	assert_int_equal(time_core.tick_hook == NULL, 1);
+}
+
 static void a_coarse_timer_due_at_the_next_tick_keeps_the_tick_running(void **state)
 {
 	struct time_stats st;
@@ -771,6 +820,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(periodic_mode_counts_one_tick_per_event, reset, check),
+		cmocka_unit_test_setup_teardown(the_tick_hook_runs_every_tick_and_a_busy_hook_keeps_the_tick_through_idle, reset, check),
 		cmocka_unit_test_setup_teardown(periodic_mode_runs_timers_on_the_first_tick_at_or_after_expiry, reset, check),
 		cmocka_unit_test_setup_teardown(ticks_of_a_fast_periodic_device_never_run_a_timer_early, reset, check),
 		cmocka_unit_test_setup_teardown(oneshot_tick_has_no_drift_over_a_million_ticks, reset, check),

@@ -158,11 +158,36 @@ static const struct irq_chip sim_chip_pending = {
 
 /* ---- setup and stimulus ---------------------------------------------------- */
 
+/* The simulated host's tick (sim_options.tick_ns). */
+static struct irq_port_timer tick_timer;
+static uint64_t tick_period_ns, tick_count;
+
+static void sim_tick(void *arg)
+{
+	(void)arg;
+	tick_count++;
+	irq_tick(irq_host_now_ns());  /* the tick's time, read by the host (not one of the core's reads) */
+	/* On the ideal grid, like kernel/time's one-shot tick. */
+	irq_port_timer_arm(&tick_timer, tick_timer.expires_ns + tick_period_ns);
+}
+
+uint64_t sim_ticks(void)
+{
+	return tick_count;
+}
+
+unsigned int sim_core_timers_pending(void)
+{
+	return irq_host_timers_pending() - (irq_port_timer_pending(&tick_timer) ? 1u : 0u);
+}
+
 void sim_reset(void)
 {
 	unsigned int i;
 
-	irq_host_reset();
+	irq_host_reset();  /* (drops the tick timer with every other) */
+	tick_period_ns = 0;
+	tick_count = 0;
 	for (i = 0; i < IRQ_NR_LINES; i++)
 		lines[i] = (struct sim_line){ 0 };
 	chip_errors = 0;
@@ -189,6 +214,12 @@ int sim_start(const struct sim_options *opt)
 	err = err ? err : irq_param_policy(opt->policy ? opt->policy : "irqkit", NULL);
 	if (!err && !opt->defences_off)
 		irq_defences_start();
+	if (!err && !opt->no_tick) {
+		tick_period_ns = opt->tick_ns ? opt->tick_ns : SIM_TICK_NS;
+		irq_port_timer_init(&tick_timer, sim_tick, NULL);
+		irq_port_timer_arm(&tick_timer, irq_host_now_ns() + tick_period_ns);
+		irq_tick_start(tick_period_ns);
+	}
 	return err;
 }
 

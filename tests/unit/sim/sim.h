@@ -89,7 +89,23 @@ struct sim_options {
 	const char *policy;          /* "irqkit", "tejun2010", "mainline"; NULL: irqkit */
 	bool noirqdebug, irqfixup, irqpoll;
 	bool defences_off;           /* do not call irq_defences_start at all */
+	/*
+	 * The host's tick, lent to the defences (irq_tick_start, irq_tick): a
+	 * port timer every tick_ns (0: SIM_TICK_NS, as irqkit's 1 kHz), unless
+	 * no_tick (a host without a tick: the poll timers do it all).
+	 */
+	uint64_t tick_ns;
+	bool no_tick;
 };
+
+/* The simulated host's tick period unless a case asks for another (irqkit's hz=1000). */
+#define SIM_TICK_NS (1ull * SIM_MS)
+
+/* sim_ticks - ticks the simulated host has run since sim_start. */
+uint64_t sim_ticks(void);
+
+/* sim_core_timers_pending - armed timers other than the simulated host's tick. */
+unsigned int sim_core_timers_pending(void);
 
 /* sim_reset - fresh host port (clock 0), fresh core, no lines. */
 void sim_reset(void);
