@@ -107,12 +107,22 @@ static void irq_tick_look_line(struct irq_desc *desc, unsigned int irq, uint64_t
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 
+static void irq_tick_release_lines(void);
+
 void irq_tick(uint64_t now)
 {
 	unsigned int w;
 
-	if (!irq_defences_active() || !irq_tick_look_on(irq_policy()))
+	if (!irq_defences_active() || !irq_tick_look_on(irq_policy())) {
+		/*
+		 * The profile changed to one without the tick's look (irqpolicy=
+		 * tejun2010 at run time): a token expecting now has no timer of
+		 * its own yet. Hand its line back to its poll timer, once.
+		 */
+		if (irq_tick_wanted())
+			irq_tick_release_lines();
 		return;
+	}
 	if (__atomic_exchange_n(&irq_tick_busy, 1, __ATOMIC_ACQUIRE))
 		return;
 	for (w = 0; w < IRQ_TICK_WORDS; w++) {

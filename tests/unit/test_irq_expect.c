@@ -691,6 +691,42 @@ static void the_tick_is_wanted_while_a_verified_line_is_busy_and_handed_back_whe
 }
 
 /*
+ * The profile may change at run time (policy.h). A verified token of a
+ * busy line has no poll timer of its own while the tick looks at it; when
+ * the profile changes to one without the tick's look (tejun2010), the next
+ * tick hands the line back to its poll timer, so an expect already
+ * outstanding whose interrupt is lost is still found by that profile's
+ * poll (its 3 s slow poll), not left to the driver's 5 s time-out.
+ */
+static void a_profile_without_the_tick_takes_back_a_busy_verified_line(void **state)
+{
+	const struct irq_policy *tejun = irq_policy_by_name("tejun2010");
+	struct sim_dev d = disk();
+
+	sim_case_start(state, NULL);
+	d.loss_change_after_ops = VERIFIED_OPS;
+	d.loss_ppm_after = SIM_PPM;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	/* Up to the middle of the first lost operation: its expect is outstanding, verified. */
+	sim_run_for(VERIFIED_OPS * op_time(&d) + DEV_LATENCY_NS / 2);
+	assert_true(d.exp->state & IRQ_EXP_VERIFIED);
+	assert_true(d.exp->state & IRQ_EXP_EXPECTING);
+	assert_true(irq_tick_wanted());
+	assert_int_equal(irq_param_policy("tejun2010", NULL), 0);
+	assert_true(irq_policy() == tejun);
+	sim_run_for(SIM_TICK_NS + DEV_LATENCY_NS);
+	assert_false(irq_tick_wanted());
+	sim_run_for(tejun->poll_slow_ns + SIM_MS);
+	print_message("after the switch: %llu found by polling, %llu timed out\n", (unsigned long long)d.by_poll,
+		      (unsigned long long)d.timeouts);
+	assert_true(d.by_poll >= 1);
+	assert_int_equal(d.timeouts, 0);
+	sim_dev_detach(&d);
+}
+
+/*
  * While a busy verified device completes on interrupts, the safety poll
  * costs no lock and no arm in expect_irq/unexpect_irq; the poll timer moves
  * itself on to the latest expect, at most once per
@@ -1172,6 +1208,7 @@ int main(void)
 		SIM_CASE(without_a_tick_the_first_lost_interrupt_waits_at_most_a_recheck),
 		SIM_CASE(with_the_tick_a_lost_completion_is_found_within_a_tick_and_the_safety_delay_at_every_phase),
 		SIM_CASE(the_tick_is_wanted_while_a_verified_line_is_busy_and_handed_back_when_it_stops),
+		SIM_CASE(a_profile_without_the_tick_takes_back_a_busy_verified_line),
 		SIM_CASE(a_busy_verified_device_is_not_polled_and_its_timer_follows_by_itself),
 		SIM_CASE(a_busy_verified_pio_disk_costs_no_timer_event_with_the_tick),
 		SIM_CASE(without_a_tick_a_busy_verified_pio_disk_costs_one_timer_event_per_recheck),
