@@ -157,11 +157,19 @@ static void __irq_poll_arm(struct irq_desc *desc, uint64_t want, uint64_t now, u
 	/*
 	 * Arm early by the timer's measured lateness, so that the poll runs
 	 * when it was wanted (never before now: the timer then fires as soon
-	 * as it can).
+	 * as it can) - but by at most half the time from the last poll to the
+	 * wish. An expiry takes a wish within the lateness as due, so a wish
+	 * closer to the last poll than the lateness, which that expiry does
+	 * not consume (a gap shorter than the lateness, a flood re-enable at
+	 * its exact time), would be armed for now again and again: polls back
+	 * to back, and on a virtual clock at one instant for ever (the host
+	 * port's "timer storm").
 	 */
 	if (want) {
 		uint64_t late = def->poll_late_ns;
 
+		if (def->polls && want > def->last_poll_ns && late > (want - def->last_poll_ns) / 2)
+			late = (want - def->last_poll_ns) / 2;
 		want = want > now + late ? want - late : now;
 	}
 

@@ -169,6 +169,52 @@ static uint64_t run_chain(bool with_op)
 	return reruns;
 }
 
+/*
+ * A poll timer that comes late (here 50 us, the most the core learns,
+ * kept so by every completion) and a token whose polls want gaps shorter
+ * than that: a device of 40-140 us lost at every command, whose first
+ * poll often finds it busy, retried 20 us later. The timer is armed early
+ * by at most half the gap since the last poll (__irq_poll_arm), so the
+ * retries go on at the gaps they want. Armed early by the whole lateness,
+ * a retry wanted 20 us after a poll was armed for that same instant again
+ * and again: polls back to back, on the host port's virtual clock for
+ * ever (it aborts with "timer storm").
+ */
+static void keep_lateness(struct sim_dev *d, bool by_poll, uint64_t latency_ns)
+{
+	(void)by_poll;
+	(void)latency_ns;
+	irq_to_desc(d->irq)->def.poll_late_ns = 50 * SIM_US;
+}
+
+static void a_lateness_longer_than_the_gaps_does_not_arm_the_timer_for_the_same_instant(void **state)
+{
+	struct sim_dev d = disk();
+	uint64_t polls, c0;
+
+	sim_case_start(state, NULL);
+	d.latency_ns = 40 * SIM_US;
+	d.jitter_ns = 100 * SIM_US;
+	d.loss_ppm = SIM_PPM;
+	d.on_complete = keep_lateness;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	sim_run_for(100 * SIM_MS);
+	polls = irq_to_desc(LINE)->def.polls;
+	c0 = d.completions;
+	sim_run_for(100 * SIM_MS);
+	print_message("100 ms, every interrupt lost, the timer 50 us late: %llu completions, %llu polls\n",
+		      (unsigned long long)(d.completions - c0),
+		      (unsigned long long)(irq_to_desc(LINE)->def.polls - polls));
+	assert_true(d.completions - c0 > 100);
+	assert_int_equal(d.double_completions, 0);
+	/* At most one poll per 5 us (half the 10 us minimum gap) of virtual time. */
+	assert_true(irq_to_desc(LINE)->def.polls - polls <= 100 * SIM_MS / (5 * SIM_US));
+	irq_to_desc(LINE)->def.poll_late_ns = 0;
+	sim_dev_detach(&d);
+}
+
 /* (c) */
 static void the_poll_chain_stops_at_a_pending_interrupt(void **state)
 {
@@ -342,6 +388,7 @@ int main(void)
 		SIM_CASE(a_disk_whose_interrupts_are_taken_late_stays_verified),
 		SIM_CASE(without_the_operation_the_delayed_verdict_decides_as_before),
 		SIM_CASE(the_poll_chain_stops_at_a_pending_interrupt),
+		SIM_CASE(a_lateness_longer_than_the_gaps_does_not_arm_the_timer_for_the_same_instant),
 		SIM_CASE(a_watched_level_device_with_late_interrupts_is_not_marked_bad),
 		SIM_CASE(without_the_operation_the_watched_level_device_is_taken_for_bad_delivery),
 		SIM_CASE(lost_interrupts_are_detected_as_fast_with_the_operation),
