@@ -150,17 +150,15 @@ bool irq_tick_wanted(void)
 /* Hand every line of the set back to its poll timer (the tick stopped). */
 static void irq_tick_release_lines(void)
 {
-	unsigned int w, b;
+	unsigned int w;
 
 	for (w = 0; w < IRQ_TICK_WORDS; w++) {
 		uint32_t bits = __atomic_exchange_n(&__irq_tick_lines[w], 0, __ATOMIC_SEQ_CST);
 
-		for (b = 0; bits; b++, bits >>= 1) {
-			struct irq_desc *desc = &irq_descs[w * 32 + b];
+		for (; bits; bits &= bits - 1) {
+			struct irq_desc *desc = &irq_descs[w * 32 + irq_tick_lowest_bit(bits)];
 			unsigned long flags;
 
-			if (!(bits & 1u))
-				continue;
 			flags = irq_port_lock_irqsave(&desc->lock);
 			__irq_poll_want_moved(desc);
 			__irq_poll_reschedule(desc, irq_port_now_ns());

@@ -761,6 +761,17 @@ static void *xtimer_cpu2(void *arg)
 	return NULL;
 }
 
+/* The xdev cases' line: edge, xdev's handler, the defences on, one expect token. */
+static void xdev_setup(void)
+{
+	memset(&xdev, 0, sizeof(xdev));
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, xdev_handler, 0, "xdev", &xdev), 0);
+	irq_defences_start();
+	xdev.exp = init_irq_expect(LINE, &xdev);
+	assert_non_null(xdev.exp);
+}
+
 static void expect_and_unexpect_on_other_cpus_than_the_handler_complete_every_command_once(void **state)
 {
 	struct irq_action_health ah;
@@ -768,12 +779,7 @@ static void expect_and_unexpect_on_other_cpus_than_the_handler_complete_every_co
 	unsigned int i;
 
 	(void)state;
-	memset(&xdev, 0, sizeof(xdev));
-	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
-	assert_int_equal(request_irq(LINE, xdev_handler, 0, "xdev", &xdev), 0);
-	irq_defences_start();
-	xdev.exp = init_irq_expect(LINE, &xdev);
-	assert_non_null(xdev.exp);
+	xdev_setup();
 	assert_int_equal(pthread_create(&cpus[0], NULL, xirq_cpu0, NULL), 0);
 	assert_int_equal(pthread_create(&cpus[1], NULL, xdriver_cpu1, NULL), 0);
 	assert_int_equal(pthread_create(&cpus[2], NULL, xtimer_cpu2, NULL), 0);
@@ -823,12 +829,7 @@ static void expect_calls_on_cpu0_read_nothing_cpu1_writes_under_the_lock(void **
 	unsigned int n = 0;
 
 	(void)state;
-	memset(&xdev, 0, sizeof(xdev));
-	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
-	assert_int_equal(request_irq(LINE, xdev_handler, 0, "xdev", &xdev), 0);
-	irq_defences_start();
-	xdev.exp = init_irq_expect(LINE, &xdev);
-	assert_non_null(xdev.exp);
+	xdev_setup();
 	assert_int_equal(pthread_create(&cpu1, NULL, toggle_line_on_cpu1, NULL), 0);
 	while (!flag_set(&xdev.stop)) {
 		expect_irq(xdev.exp);

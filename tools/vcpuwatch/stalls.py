@@ -134,6 +134,17 @@ def longest_still(samples, cpu, a, b, name):
     return best
 
 
+def functions_sampled(samples, i, j, cpu, name):
+    """{function: samples} of vCPU @cpu's guest addresses in samples[i..j]."""
+    pcs = {}
+    for k in range(i, j + 1):
+        s = samples[k][1].get(cpu)
+        if s:
+            n = name(s[3]).split("+")[0]
+            pcs[n] = pcs.get(n, 0) + 1
+    return pcs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
@@ -194,12 +205,7 @@ def main():
                     continue
                 st = stalls(samples[i:j + 1], c, 1e6)
                 still = sum(samples[i + y][0] - samples[i + x][0] for x, y in st) / 1e6
-                pcs = {}
-                for k in range(i, j + 1):
-                    s = samples[k][1].get(c)
-                    if s:
-                        n = name(s[3]).split("+")[0]
-                        pcs[n] = pcs.get(n, 0) + 1
+                pcs = functions_sampled(samples, i, j, c, name)
                 top = ",".join(n for n, _ in sorted(pcs.items(), key=lambda x: -x[1])[:2])
                 ms = (samples[j][0] - samples[i][0]) / 1e6
                 line += (f" | vCPU {c}: {dd[0] / 1e6:5.2f} M insns, no insn {still:5.0f} ms, run {dd[1]:4.0f} "
@@ -217,12 +223,7 @@ def main():
                     continue
                 st = [s for s in stalls(samples[i:j + 1], c, args.min_ms * 1e6)]
                 longest = max(((samples[i + b][0] - samples[i + a][0]) / 1e6 for a, b in st), default=0)
-                pcs = {}
-                for k in range(i, j + 1):
-                    s = samples[k][1].get(c)
-                    if s:
-                        n = name(s[3]).split("+")[0]
-                        pcs[n] = pcs.get(n, 0) + 1
+                pcs = functions_sampled(samples, i, j, c, name)
                 top = ", ".join(f"{n} {v}" for n, v in sorted(pcs.items(), key=lambda x: -x[1])[:4])
                 print(f"  vCPU {c}: {dd[0]:,} insns, {dd[1]:.1f} ms on a host CPU, {dd[2]:.1f} ms on the run queue; "
                       f"longest stretch without an instruction {longest:.0f} ms; sampled at {top}")
