@@ -605,7 +605,7 @@ static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *e
 {
 	const struct irq_policy *p = irq_policy();
 	uint32_t st = __atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_CLAIM, __ATOMIC_ACQ_REL);
-	bool unclaimed_since = __irq_stat_sum(desc, IRQ_STAT_UNHANDLED) != exp->claim_unhandled;
+	bool unclaimed_since = __irq_unhandled_word(desc) != exp->claim_unhandled;
 
 	IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, unclaimed_since ? IRQ_TVERD_LATE : next_by_irq ? IRQ_TVERD_UNSURE : IRQ_TVERD_LOST, irq_trace_id(exp));
 	if (unclaimed_since) {
@@ -682,7 +682,7 @@ static void __irq_expect_polled(struct irq_desc *desc, struct irq_expect *exp, u
 		__irq_expect_bad(desc, exp, (uint32_t)p->expect_bad_factor, now);
 		return;
 	}
-	exp->claim_unhandled = __irq_stat_sum(desc, IRQ_STAT_UNHANDLED);
+	exp->claim_unhandled = __irq_unhandled_word(desc);
 	exp->claim_elapsed_ns = elapsed;
 	__atomic_or_fetch(&exp->state, IRQ_EXP_CLAIM, __ATOMIC_RELEASE);
 	if (in_poll && !exp->claim_in_poll) {
