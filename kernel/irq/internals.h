@@ -231,6 +231,13 @@ struct irq_defence_line {
 	unsigned int watch_late_open;  /* watched actions with finds awaiting the late verdict (watch.c) */
 	struct irq_health_episode misroute; /* irqfixup claims work of this line on other lines' interrupts */
 	uint64_t fixup_last_ns;        /* the latest such claim (the misroute episode ends a window after) */
+	/*
+	 * No reminder (health.c) and no misroute end is due before this
+	 * (0: work it out at the next poll): a lower bound, lowered by every
+	 * episode that begins and worked out again by __irq_health_remind when
+	 * reached, so that the reminders cost a poll one compare.
+	 */
+	uint64_t remind_at_ns;
 	/* Written by the run's owner without the lock: */
 	uint64_t polled_claims;        /* polls of the line that some action claimed */
 	bool last_claim_by_poll;       /* whether the latest claimed run was a poll */

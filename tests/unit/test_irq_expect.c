@@ -984,6 +984,40 @@ static void lost_interrupts_are_announced_once_and_recovery_too(void **state)
 }
 
 /*
+ * A lost-while-expecting episode that lasts is reminded of every
+ * health_remind_ns (health.c), the first one that long after it began: a
+ * poll looks at the reminders by one compare with the line's remind_at_ns,
+ * which the episode's beginning must bring forward (breaking that in
+ * __irq_health_begin leaves this episode without a reminder: 0 of 3).
+ */
+static void a_lasting_lost_episode_is_reminded_of_at_the_low_rate(void **state)
+{
+	const struct irq_policy *p;
+	struct sim_dev d = disk();
+	unsigned int i;
+
+	p = sim_case_start(state, NULL);
+	d.loss_ppm = SIM_PPM;
+	d.think_ns = 10 * SIM_MS;  /* a hundred operations a second: minutes of them stay quick to simulate */
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	if (!p->expect_on) {  /* mainline: nothing polls, nothing is announced */
+		sim_dev_detach(&d);
+		return;
+	}
+	for (i = 0; i < 1000 && !irq_to_desc(LINE)->action->health.active; i++)
+		sim_run_for(SIM_MS);
+	assert_true(irq_to_desc(LINE)->action->health.active);
+	irq_host_log_clear();
+	sim_run_for(p->health_remind_ns * 7 / 2);
+	assert_true(irq_host_log_contains_all("\"disk\"", "still on polling (lost-while-expecting)"));
+	assert_int_equal(irq_host_log_count_level(IRQ_LOG_WARN), 3);
+	assert_true(d.by_poll > 0);
+	sim_dev_detach(&d);
+}
+
+/*
  * Issue 4's recovery case, PIO-like: the handler starts the next block, the
  * line's interrupts are all lost for a while (the token learns to poll
  * right when the device is ready), then they come back - but each is taken
@@ -1216,6 +1250,7 @@ int main(void)
 		SIM_CASE(a_lost_line_s_poll_timer_reuses_the_time_it_was_armed_for),
 		SIM_CASES_PER_PROFILE(a_lost_fast_device_is_polled_close_behind_its_completions),
 		SIM_CASES_PER_PROFILE(lost_interrupts_are_announced_once_and_recovery_too),
+		SIM_CASES_PER_PROFILE(a_lasting_lost_episode_is_reminded_of_at_the_low_rate),
 		SIM_CASES_PER_PROFILE(a_distrusted_token_verifies_again_soon_after_its_interrupts_return),
 		SIM_CASE(a_driver_timeout_distrusts_the_line_at_once),
 		SIM_CASE(unexpect_without_expect_is_reported_rate_limited_and_ignored),
