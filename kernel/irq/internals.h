@@ -151,6 +151,16 @@ struct irq_flood_segment {
 	uint32_t samples;            /* interrupts in it */
 	uint32_t unhandled;          /* of those, claimed by no action */
 	uint64_t last_unhandled_ns;  /* the latest unclaimed one (mainline's 100 ms rule) */
+	/*
+	 * A claimed interrupt's quick path (spurious.c, irq_flood_account):
+	 * set by the full accounting, so that until one of these is reached a
+	 * claimed interrupt only counts. Zero (as in every fresh segment):
+	 * the next interrupt takes the full path.
+	 */
+	uint64_t quick_until_ns;     /* the earliest end of this segment or of the storm window */
+	uint32_t quick_samples;      /* the sample count at which the segment is judged */
+	uint32_t quick_claimed;      /* the storm window's count at which the full path looks (UINT32_MAX: no storms) */
+	uint32_t quick_gen;          /* __irq_switches.gen they were worked out at (a profile change redoes them) */
 };
 
 /*

@@ -244,6 +244,42 @@ static void fast_healthy_devices_are_never_throttled(void **state)
 	sim_source_detach(&fast);
 }
 
+/*
+ * A claimed interrupt takes a quick path that only counts, up to limits the
+ * full accounting worked out from the profile (spurious.c,
+ * irq_flood_quick_set). The profile may change at run time and must count
+ * at once: a device storming unchecked under tejun2010 (no such defence,
+ * segments of 10,000) is throttled within irqkit's storm window of the
+ * switch, not when tejun2010's segment would have ended.
+ */
+static void a_storm_under_a_profile_without_the_defence_is_throttled_soon_after_a_switch_to_irqkit(void **state)
+{
+	const struct irq_policy *irqkit = irq_policy_by_name("irqkit");
+	struct sim_source s = storming(STORM_AT_NS, 0);
+	uint64_t switched;
+	int i;
+
+	sim_case_start(state, NULL);
+	assert_int_equal(irq_param_policy("tejun2010", NULL), 0);
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_source_attach(&s), 0);
+	/* 33 ms into one of tejun2010's segments (10,000 interrupts: 50 ms of this storm). */
+	sim_run_for(STORM_AT_NS + 233 * SIM_MS);
+	assert_int_equal(irq_to_desc(LINE)->def.claimed_storms, 0);
+	assert_false(sim_line(LINE)->masked);
+	switched = sim_now();
+	assert_int_equal(irq_param_policy("irqkit", NULL), 0);
+	assert_true(irq_policy() == irqkit);
+	sim_run_for(30 * SIM_MS);
+	i = first_mask_after(switched);
+	assert_true(i >= 0);
+	print_message("throttled %llu us after the switch\n",
+		      (unsigned long long)((sim_line(LINE)->history[i].at_ns - switched) / SIM_US));
+	assert_true(sim_line(LINE)->history[i].at_ns - switched <= irqkit->storm_window_ns);
+	assert_int_equal(irq_to_desc(LINE)->def.claimed_storms, 1);
+	sim_source_detach(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +288,7 @@ int main(void)
 		SIM_CASES_PER_PROFILE(a_driver_that_slows_its_device_keeps_the_line_on_interrupts),
 		SIM_CASE(a_driver_that_only_says_it_slowed_its_device_is_throttled_after_the_grace),
 		SIM_CASES_PER_PROFILE(fast_healthy_devices_are_never_throttled),
+		SIM_CASE(a_storm_under_a_profile_without_the_defence_is_throttled_soon_after_a_switch_to_irqkit),
 	};
 
 	sim_filter_from_env();
