@@ -188,7 +188,8 @@ struct irq_defence_line {
 	/* Written by the owner of the run only (like seg): the storm window, */
 	uint64_t storm_slowed_ns;      /* when a driver's storm callback last slowed its device (0: never) */
 	uint64_t storm_win_start_ns;
-	uint32_t storm_win_claimed;
+	uint32_t storm_win_irqs;       /* interrupts in the window, claimed or not (the bound counts these) */
+	uint32_t storm_win_claimed;    /* of them, claimed (for the report) */
 	uint64_t poll_at_ns;           /* when the poll timer is armed for (0: not armed) */
 	uint64_t poll_late_ns;         /* how late its callbacks run after that, on average (poll.c) */
 	/* The same for expect_irq's lock-free path, in one 32-bit word that
