@@ -792,11 +792,13 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 		verify = true;
 	} else {
 		/*
-		 * Read afresh (and kept as the run's clock): a completion found by
-		 * a poll is timed here, where it was before issue 19, because
-		 * where the first poll goes is learnt from this time.
+		 * The run's clock: in a poll of the poll timer the poll's time
+		 * (irq_poll_line_at), which is when the completion was found;
+		 * where the first poll goes is no longer learnt from it
+		 * (irq_expect_learn_poll), only the verdict's and the quick
+		 * mode's times, for which the start of the poll is the time.
 		 */
-		now = __irq_run_now_fresh(desc);
+		now = __irq_run_now(desc);
 		elapsed = now - irq_load_u64(&exp->started_ns);
 	}
 	flags = irq_port_lock_irqsave(&desc->lock);

@@ -264,6 +264,7 @@ struct irq_defence_line {
 	uint64_t poll_raced;           /* interrupts that arrived while a poll ran the handlers: replayed after it (edge) or re-asserted (level) */
 	uint64_t defer_delivered;      /* stats.delivered + 1 at the latest such poll (0: none yet) */
 	bool poll_pending_sampled;     /* poll_pending_before was just asked by irq_poll_line */
+	uint64_t poll_clock_ns;        /* irq_poll_line_at's reading, for the run it starts (0: none) */
 	uint64_t fixup_claims;         /* unclaimed interrupts elsewhere that this line's handlers claimed (irqfixup) */
 	uint64_t fixup_rescues;        /* unclaimed interrupts of this line that irqfixup found a claimer for */
 };
@@ -566,6 +567,14 @@ int irq_poll_line(struct irq_desc *desc);
 
 /* irq_poll_line_traced - irq_poll_line between poll_start (@why: IRQ_TRACE_WHY_*) and poll_end events. */
 int irq_poll_line_traced(struct irq_desc *desc, unsigned int why);
+
+/*
+ * irq_poll_line_at - irq_poll_line_traced by a caller that has just read
+ * the clock (@now_ns, nonzero): the run's clock (__irq_run_now) starts from
+ * that reading instead of none, so the run's handlers read no clock for
+ * what needs the time of the poll (unexpect_irq of a completion it found).
+ */
+int irq_poll_line_at(struct irq_desc *desc, unsigned int why, uint64_t now_ns);
 
 /*
  * __irq_run_now - the time, for the owner of the line's current run the

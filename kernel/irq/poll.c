@@ -301,7 +301,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	unsigned int walked;
 	unsigned long flags;
 	uint64_t now, want, late;
-	int found = irq_poll_line_traced(desc, chain->why);
+	int found = irq_poll_line_at(desc, chain->why, poll_ns);  /* read just before it (irq_poll_timer_expired) */
 	bool again, deferred;
 	uint32_t gen;
 
