@@ -143,9 +143,10 @@ void __irq_health_remind(struct irq_desc *desc, uint64_t now)
 	unsigned int walked;
 
 	/*
-	 * Called at every poll: the usual answer, "nothing due", is one
-	 * compare (remind_at_ns; it was the walk below, about 50 guest
-	 * instructions per poll of a line on polling, make prof-ata).
+	 * Asked at every poll: the usual answer, "nothing due", is one
+	 * compare (remind_at_ns, which the poll timer also makes before the
+	 * call; it was the walk below, about 50 guest instructions per poll
+	 * of a line on polling, make prof-ata).
 	 */
 	if (now < desc->def.remind_at_ns)
 		return;
