@@ -27,7 +27,8 @@
  * TSS and per-CPU segment (gdt.c), the shared IDT, its local APIC (LINT pins
  * masked: the 8259 and NMI are wired to the boot CPU), its LAPIC timer
  * periodic at the tick rate (counted in cpu_data.ticks), then it halts in a
- * loop with interrupts on, taking IPIs. Device interrupts go to CPU 0 (the
+ * loop with interrupts on, taking IPIs and running the thread-context work
+ * other CPUs queue for it (kernel/cpu_work.c, the `oncpu` command). Device interrupts go to CPU 0 (the
  * IOAPIC's destination), and so do all timers (docs/time.md).
  *
  * IPIs: CALL_FUNCTION_VECTOR (0xFB) runs a function another CPU left in
@@ -47,6 +48,7 @@
 #include <firmware.h>
 #include <kernel/bootinfo.h>
 #include <kernel/cmdline.h>
+#include <kernel/cpu_work.h>
 #include <kernel/errno.h>
 #include <kernel/format.h>
 #include <kernel/params.h>
@@ -302,8 +304,13 @@ void smp_ap_entry(uint32_t slot)
 	c->online_ns = tsc_ns();
 	/* Everything above is visible before `online` (pairs with the boot CPU's acquire). */
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
-	for (;;)
+	/* The idle loop: thread-context work queued for this CPU (kernel/cpu_work.c) runs
+	 * with interrupts on; the look and the halt are with interrupts off, so a wake-up
+	 * IPI that comes between them ends the halt at once. */
+	for (;;) {
+		cpu_work_run_pending();
 		smp_idle_halt();
+	}
 }
 
 /* ------------------------------------------------------------------------
