@@ -36,6 +36,7 @@
 #include <time/time.h>
 
 #define NS_PER_MS 1000000ull
+#define NS_PER_US 1000ull
 
 static struct cpu_work *slot[SMP_MAX_CPUS];
 static uint32_t runs[SMP_MAX_CPUS];    /* written by the slot's CPU only */
@@ -236,10 +237,11 @@ static int collect(unsigned int cpu, uint32_t timeout_ms)
 	if (err)
 		return err;
 	print_output(j);
-	cprintf("oncpu: CPU %u: `%s` returned %d (%s), ran %llu ms, started %llu us after queueing\n", cpu, j->line,
-		j->w.result, j->w.result ? errno_name(j->w.result) : "ok",
+	cprintf("oncpu: CPU %u: `%s` returned %d (%s), ran %llu ms (from %llu us to %llu us since boot), started %llu us after queueing\n",
+		cpu, j->line, j->w.result, j->w.result ? errno_name(j->w.result) : "ok",
 		(unsigned long long)((j->w.done_ns - j->w.started_ns) / NS_PER_MS),
-		(unsigned long long)((j->w.started_ns - j->w.queued_ns) / 1000u));
+		(unsigned long long)(j->w.started_ns / NS_PER_US), (unsigned long long)(j->w.done_ns / NS_PER_US),
+		(unsigned long long)((j->w.started_ns - j->w.queued_ns) / NS_PER_US));
 	j->started = false;
 	j->w.state = CPU_WORK_IDLE;
 	return 0;   /* the command's own failure is in the line above, not oncpu's */
