@@ -247,16 +247,25 @@ static int collect(unsigned int cpu, uint32_t timeout_ms)
 	return 0;   /* the command's own failure is in the line above, not oncpu's */
 }
 
-/* join - the words back into one line for shell_execute. RETURNS 0; -EINVAL (too long, a CPU-0-only command). */
+/* cpu0_only_check - RETURNS -EPERM (with the reason printed) for a command that stays on CPU 0, else 0. */
+static int cpu0_only_check(const char *name)
+{
+	for (unsigned int i = 0; i < sizeof(cpu0_only) / sizeof(cpu0_only[0]); i++)
+		if (strcmp(name, cpu0_only[i].name) == 0) {
+			cprintf("oncpu: `%s` runs on CPU 0 only: %s\n", name, cpu0_only[i].why);
+			return -EPERM;
+		}
+	return 0;
+}
+
+/* join - the words back into one line for shell_execute. RETURNS 0; -EINVAL (too long), -EPERM (CPU 0 only). */
 static int join(int argc, char **argv, char *line, size_t size)
 {
 	size_t len = 0;
+	int err = cpu0_only_check(argv[0]);
 
-	for (unsigned int i = 0; i < sizeof(cpu0_only) / sizeof(cpu0_only[0]); i++)
-		if (strcmp(argv[0], cpu0_only[i].name) == 0) {
-			cprintf("oncpu: `%s` runs on CPU 0 only: %s\n", argv[0], cpu0_only[i].why);
-			return -EPERM;
-		}
+	if (err)
+		return err;
 	for (int i = 0; i < argc; i++) {
 		size_t n = strlen(argv[i]);
 
@@ -278,6 +287,10 @@ static int start(unsigned int cpu, int argc, char **argv)
 	struct oncpu_job *j = &jobs[cpu];
 	int err;
 
+	err = cpu0_only_check(argv[0]);
+	if (err)
+		return err;
+	/* Busy before j->line is touched: the running job's line is printed by `oncpu` and its wait. */
 	if (j->started) {
 		cprintf("oncpu: CPU %u: `%s` was started and not collected: `oncpu wait %u` first\n", cpu, j->line, cpu);
 		return -EBUSY;

@@ -10,7 +10,8 @@ the image is as it was.
 
 Cells: a pair per CPU (QEMU's default grants 64), each pair's MSI-X line on its CPU (the per-CPU
 table of `irqs`); `max_ioqpairs=1`, where the controller grants one pair and both CPUs share it
-(the queue's claim keeps their commands apart); and `nvme-noirq` with CPU 1 writing, where the
+(the queue's claim keeps their commands apart); `pci=nomsi`, both pairs on the one INTx line
+(CPU 1's completions taken by the handler on CPU 0, which wakes CPU 1); and `nvme-noirq` with CPU 1 writing, where the
 health report must name CPU 1's queue line and queue, and CPU 0's line must stay on interrupts.
 """
 import re
@@ -22,9 +23,9 @@ from irqkit_qemu import EXIT_HALT
 
 MT_ACCEL = "tcg,thread=multi"
 SECTOR = diskimg.SECTOR
-DISK_BYTES = 8 << 20
-CPU1_LBA, CPU1_COUNT, CPU1_SEED = 1000, 6000, 0x5EED0C01     # ~3 MiB: CPU 1 is still writing when CPU 0 starts
-CPU0_LBA, CPU0_COUNT, CPU0_SEED = 8000, 2000, 0x5EED0C00
+DISK_BYTES = 16 << 20
+CPU1_LBA, CPU1_COUNT, CPU1_SEED = 1000, 16000, 0x5EED0C01    # ~8 MiB: CPU 1 is still writing when CPU 0 starts
+CPU0_LBA, CPU0_COUNT, CPU0_SEED = 20000, 4000, 0x5EED0C00
 ONCPU_RX = re.compile(r"oncpu: CPU 1: `(.*)` returned (-?\d+) \((\w+)\), ran \d+ ms \(from (\d+) us to (\d+) us since boot\)")
 QUEUE_RX = re.compile(r"^  (nvme0q\d): (?:admin|I/O) queue \d+, \d+ entries, line (\d+) .*commands (\d+): (\d+) by interrupt "
                       r"or core poll, (\d+) found by the driver's wait .*?, (\d+) timed out, (\d+) failed, (\d+) stray.*"
@@ -67,6 +68,13 @@ def write_from_both_cpus(g):
     out = g.command(f"blk write-pattern nvme0n1 {CPU0_SEED} {CPU0_LBA} {CPU0_COUNT}", 120)
     assert re.search(rf"write-pattern nvme0n1 {CPU0_LBA}\+{CPU0_COUNT} seed {CPU0_SEED:#010x}: ok", out), out
     t1 = uptime_us(g)
+    # The mechanism's errors: CPU 1's slot is taken (or was), CPU 3 does not exist, halt stays on CPU 0.
+    out = g.command("oncpu start 1 uptime")
+    assert "was started and not collected" in out and "EBUSY" in out, out
+    out = g.command("oncpu 3 uptime")
+    assert "CPU 3 is not online (2 online)" in out and "ENODEV" in out, out
+    out = g.command("oncpu 1 halt")
+    assert "`halt` runs on CPU 0 only" in out and "EPERM" in out, out
     out = g.command("oncpu wait 1", 150)
     assert re.search(rf"write-pattern nvme0n1 {CPU1_LBA}\+{CPU1_COUNT} seed {CPU1_SEED:#010x}: ok", out), out
     m = ONCPU_RX.search(out)
@@ -92,12 +100,18 @@ def halt_and_check(g, path, original):
     assert all(CPU0_LBA <= lba < CPU0_LBA + CPU0_COUNT for lba in changed), changed[:10]
 
 
-@pytest.mark.parametrize("cell", ["pair-per-cpu", "one-pair-shared"])
+@pytest.mark.parametrize("cell", ["pair-per-cpu", "one-pair-shared", "one-vector-intx"])
 def test_two_cpus_write_through_their_queues_at_once_and_the_host_finds_both_patterns(guest_factory, tmp_path, cell):
     shared = cell == "one-pair-shared"
-    g, path, original = boot(guest_factory, tmp_path, ",max_ioqpairs=1" if shared else "")
+    intx = cell == "one-vector-intx"
+    g, path, original = boot(guest_factory, tmp_path, ",max_ioqpairs=1" if shared else "",
+                             "debugexit pci=nomsi" if intx else "debugexit")
     log = "\n".join(g.lines())
-    if shared:
+    if intx:
+        # A pair per CPU, both on the one INTx line (CPU 1's completions taken on CPU 0, which wakes CPU 1).
+        m = re.search(r"nvme0q2: I/O queue 2 for CPU 1, vector 0, line (\d+) \(shared\)", log)
+        assert m and int(m.group(1)) < 32, log[-3000:]
+    elif shared:
         assert re.search(r"nvme0: 1 I/O queue pair for 2 CPUs \(the controller granted fewer .*1 granted", log), log[-3000:]
     else:
         assert re.search(r"nvme0q1: I/O queue 1 for CPU 0, vector 1, line \d+", log), log[-3000:]
@@ -113,6 +127,10 @@ def test_two_cpus_write_through_their_queues_at_once_and_the_host_finds_both_pat
     if shared:
         assert "nvme0q2" not in rows and rows["nvme0q1"]["cpus"] == "0,1", out
         print(f"one pair: {rows['nvme0q1']['claims']} claims waited for the other CPU")
+    elif intx:
+        q1, q2 = rows["nvme0q1"], rows["nvme0q2"]
+        assert q1["cpus"] == "0" and q2["cpus"] == "1" and q1["line"] == q2["line"], out
+        assert q2["commands"] >= CPU1_COUNT * SECTOR // 131072 and q2["wait"] == 0, out
     else:
         q1, q2 = rows["nvme0q1"], rows["nvme0q2"]
         assert q1["cpus"] == "0" and q2["cpus"] == "1", out
