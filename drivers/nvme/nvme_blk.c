@@ -43,6 +43,12 @@ static int io_exec(struct nvme_ctrl *c, struct nvme_sqe *cmd, void *buf, uint32_
 	struct nvme_queue *q = pick_queue(c, &mask);
 	int err = nvme_queue_claim(q);
 
+	if (!err && q == &c->io2 && !c->io2_live) {
+		/* `inject off nvme-noirq` deleted the extra pair while this CPU waited for it. */
+		nvme_queue_release(q);
+		q = nvme_cpu_queue(c);
+		err = nvme_queue_claim(q);
+	}
 	if (err)
 		return err;
 	if (buf) {
