@@ -151,6 +151,16 @@ struct irq_flood_segment {
 	uint32_t samples;            /* interrupts in it */
 	uint32_t unhandled;          /* of those, claimed by no action */
 	uint64_t last_unhandled_ns;  /* the latest unclaimed one (mainline's 100 ms rule) */
+	/*
+	 * A claimed interrupt's quick path (spurious.c, irq_flood_account):
+	 * set by the full accounting, so that until one of these is reached a
+	 * claimed interrupt only counts. Zero (as in every fresh segment):
+	 * the next interrupt takes the full path.
+	 */
+	uint64_t quick_until_ns;     /* the earliest end of this segment or of the storm window */
+	uint32_t quick_samples;      /* the sample count at which the segment is judged */
+	uint32_t quick_claimed;      /* the storm window's count at which the full path looks (UINT32_MAX: no storms) */
+	uint32_t quick_gen;          /* __irq_switches.gen they were worked out at (a profile change redoes them) */
 };
 
 /*
@@ -178,7 +188,8 @@ struct irq_defence_line {
 	/* Written by the owner of the run only (like seg): the storm window, */
 	uint64_t storm_slowed_ns;      /* when a driver's storm callback last slowed its device (0: never) */
 	uint64_t storm_win_start_ns;
-	uint32_t storm_win_claimed;
+	uint32_t storm_win_irqs;       /* interrupts in the window, claimed or not (the bound counts these) */
+	uint32_t storm_win_claimed;    /* of them, claimed (for the report) */
 	uint64_t poll_at_ns;           /* when the poll timer is armed for (0: not armed) */
 	uint64_t poll_late_ns;         /* how late its callbacks run after that, on average (poll.c) */
 	/* The same for expect_irq's lock-free path, in one 32-bit word that

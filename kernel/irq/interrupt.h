@@ -42,8 +42,9 @@ enum irq_storm_answer {
 };
 
 /*
- * A storm callback: line @irq's handlers claimed @claimed interrupts in
- * @window_ns, more than the profile's bound (policy.h, storm_max_claimed).
+ * A storm callback: line @irq took @claimed interrupts in @window_ns, more
+ * than the profile's bound (policy.h, storm_max_claimed): claimed ones, or
+ * claimed ones mixed with unclaimed ones too few to be a flood.
  * @dev_id is the driver's cookie. CONTEXT: the line's interrupt, as its
  * handler (the line's runs exclude each other); quick, no sleeping, no
  * free_irq/disable_irq of this line. RETURNS what the driver did.
@@ -208,7 +209,8 @@ void free_irq(unsigned int irq, void *dev_id);
 /*
  * irq_set_storm_handler - @fn is asked first when line @irq has a storm
  * of claimed interrupts (more than the profile's storm_max_claimed in
- * storm_window_ns, every one of them claimed): a driver that can slow its
+ * storm_window_ns, claimed, or mixed with unclaimed ones too few for a
+ * flood): a driver that can slow its
  * device down (interrupt moderation, a longer timer period) does so and
  * answers IRQ_STORM_SLOWED, and the line stays on interrupts; if the storm
  * goes on within storm_slow_grace_ns, or nobody slowed anything, the core

@@ -112,8 +112,9 @@
  *    claiming while a slow second device leaves some unclaimed. Slower
  *    trickles (under 100 in 50 ms) are not floods: they cost well under
  *    1 % of a CPU.
- *  - A storm of claimed interrupts (issue 19) is a line whose handlers
- *    claim more than 1,500 interrupts in 10 ms (150,000 a second): every
+ *  - A storm of claimed interrupts (issue 19) is a line that takes more
+ *    than 1,500 interrupts in 10 ms (150,000 a second) without flooding
+ *    (claimed ones, or claimed ones mixed with unclaimed duplicates): every
  *    interrupt is somebody's work, but a device that interrupts that fast
  *    leaves the CPU little else (tpm_tis gives up its interrupt after
  *    1,000 in 10 ms; Linux has no generic defence). The bound is a rate
@@ -248,7 +249,7 @@
 	  "longest back-off (ns)") \
 	/* ---- storms of claimed interrupts (issue 19; neither 2010 nor Linux has this defence: both 0) */ \
 	T(storm_max_claimed,       1500,                0,                   0, \
-	  "claimed interrupts in one storm window above which the line is throttled (0: no claimed-storm defence)") \
+	  "interrupts in one storm window (claimed, or mixed with unclaimed ones that make no flood) above which the line is throttled (0: no claimed-storm defence)") \
 	T(storm_window_ns,         10 * IRQ_POLICY_MS,  0,                   0, \
 	  "storm window: the claimed interrupts of this long are counted (ns)") \
 	T(storm_poll_ns,           1 * IRQ_POLICY_MS,   0,                   0, \

@@ -69,7 +69,7 @@ SOURCES = {
 }
 MACHINES = {"hpet-storm": "q35"}     # the others run on pc
 CLAIMED = {"hpet-storm"}             # storms of claimed interrupts (the trip and "over" messages differ)
-CLAIMED_RX = r"irq {line}: (\d+) interrupts claimed in (\d+) us \(bound \d+ in \d+ ms\)(.*)$"
+CLAIMED_RX = r"irq {line}: (\d+) interrupts in (\d+) us, \d+ claimed \(bound \d+ in \d+ ms\)(.*)$"
 LOAD_RX = re.compile(r"([\d.]+) % of the CPU lost to interrupts \((\d+) delivered")
 
 
