@@ -335,7 +335,7 @@ void expect_irq(struct irq_expect *exp)
 		return;
 	}
 	p = irq_policy();
-	if (!p->expect_on)
+	if (!(uint32_t)p->expect_on)  /* a 0/1 switch: its low word */
 		return;
 	if (st & IRQ_EXP_EXPECTING)
 		irq_expect_misuse(exp, "expect_irq while already expecting; restarted");
@@ -474,7 +474,8 @@ static void irq_expect_learn_latency(struct irq_expect *exp, const struct irq_po
 static bool irq_expect_count_good(struct irq_expect *exp, const struct irq_policy *p, uint32_t st)
 {
 	/* Room above the goal lets one good delivery undo one accidental polled one. */
-	if (exp->nr_good < p->expect_verify_goal + p->expect_bad_factor - 1)
+	/* 32-bit: the table's counts are small, and this runs for every completion (64-bit math costs i686). */
+	if (exp->nr_good < (uint32_t)p->expect_verify_goal + (uint32_t)p->expect_bad_factor - 1)
 		exp->nr_good++;
 	return !(st & IRQ_EXP_VERIFIED) && exp->nr_good >= p->expect_verify_goal;
 }
@@ -497,9 +498,11 @@ static bool irq_expect_note_good(struct irq_expect *exp, const struct irq_policy
  */
 static bool irq_expect_skip_learning(struct irq_expect *exp, const struct irq_policy *p, uint32_t st)
 {
-	if (!(st & IRQ_EXP_VERIFIED) || p->expect_verified_learn_every <= 1)
+	uint32_t every = (uint32_t)p->expect_verified_learn_every;  /* a small count: 32-bit math, as in count_good */
+
+	if (!(st & IRQ_EXP_VERIFIED) || every <= 1)
 		return false;
-	if (++exp->learn_skip < p->expect_verified_learn_every)
+	if (++exp->learn_skip < every)
 		return true;
 	exp->learn_skip = 0;
 	return false;
@@ -734,7 +737,7 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 		return;
 	}
 	p = irq_policy();
-	if (!p->expect_on)
+	if (!(uint32_t)p->expect_on)  /* a 0/1 switch: its low word */
 		return;
 	desc = exp->desc;
 	__irq_poll_want_change_begin(desc);

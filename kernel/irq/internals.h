@@ -157,7 +157,9 @@ struct irq_flood_segment {
 	 * claimed interrupt only counts. Zero (as in every fresh segment):
 	 * the next interrupt takes the full path.
 	 */
-	uint64_t quick_until_ns;     /* the earliest end of this segment or of the storm window */
+	uint64_t quick_until_ns;     /* the end of this segment by time (UINT64_MAX: none) */
+	uint64_t quick_storm_until_ns; /* the end of the storm window (UINT64_MAX: no storm defence) */
+	uint32_t quick_window_ns;    /* storm_window_ns, for starting the next window quickly (0: too long, full path) */
 	uint32_t quick_samples;      /* the sample count at which the segment is judged */
 	uint32_t quick_claimed;      /* the storm window's count at which the full path looks (UINT32_MAX: no storms) */
 	uint32_t quick_gen;          /* __irq_switches.gen they were worked out at (a profile change redoes them) */
@@ -730,13 +732,13 @@ bool __irq_expect_tick_keeps(struct irq_desc *desc);
 extern uint32_t __irq_tick_period_ns;  /* 0: no tick (a 32-bit word: internals.h reads no 64-bit atomics) */
 static inline bool irq_tick_look_on(const struct irq_policy *p)
 {
-	return p->expect_tick_look && __atomic_load_n(&__irq_tick_period_ns, __ATOMIC_ACQUIRE);
+	return (uint32_t)p->expect_tick_look && __atomic_load_n(&__irq_tick_period_ns, __ATOMIC_ACQUIRE);
 }
 extern uint32_t __irq_tick_lines[(IRQ_NR_LINES + 31) / 32];
 /* Inline: expect_irq's verified path calls it for every command (a call cost 16 instructions of 30). */
 static inline void __irq_tick_line_add(struct irq_desc *desc)
 {
-	unsigned int irq = (unsigned int)(desc - irq_descs);
+	unsigned int irq = desc->irq_data.irq;  /* its index in irq_descs (irq_core_init), one load */
 	uint32_t *word = &__irq_tick_lines[irq / 32], bit = 1u << (irq % 32);
 
 	/* seq_cst load, then seq_cst OR: the ordering is written down in tick_look.c. */
