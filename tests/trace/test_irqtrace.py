@@ -279,3 +279,53 @@ def test_a_run_whose_end_was_dropped_is_closed_at_the_end_of_the_trace(tmp_path)
     doc = json.loads(out.read_text())
     assert irqtrace.check_chrome(doc) == []
     assert doc["otherData"]["unclosed_slices"] == 1
+
+
+# -- where the time of polled completions goes (--polled) -------------------------------------
+def _ev(seq, ts_us, name, **f):
+    return irqtrace.Event(seq, 0, int(ts_us * 1000), name, 14, {k: str(v) for k, v in f.items()}, seq)
+
+
+def test_the_polled_breakdown_cuts_each_cycle_into_its_parts():
+    """Two cycles written by hand: after the first finding poll (ends at 100 us) the timer is
+    armed at 103 us for 10 us, fires 4 us late (117), finds nothing until 120; armed at 121 for
+    5 us, fires 2 us late (128), finds the completion, ends at 178. The second cycle: armed at
+    180 for 20 us, on time, found, ends at 250."""
+    evs, seq = [], 0
+    def add(ts, name, **f):
+        nonlocal seq
+        evs.append(_ev(seq, ts, name, **f))
+        seq += 1
+    add(50, "poll_start", why="expect"); add(60, "unexpect", token="1", by="poll"); add(100, "poll_end", result="handled")
+    add(103, "poll_arm", in_us=10); add(117, "poll_start", why="expect"); add(120, "poll_end", result="none")
+    add(121, "poll_arm", in_us=5); add(128, "poll_start", why="expect"); add(130, "unexpect", token="1", by="poll")
+    add(178, "poll_end", result="handled")
+    add(180, "poll_arm", in_us=20); add(200, "poll_start", why="expect"); add(201, "unexpect", token="1", by="poll")
+    add(250, "poll_end", result="handled")
+    out = irqtrace.polled_breakdown(evs, 14)
+    assert out[0].startswith("line 14: 2 completions found by polling") and "(1 polls found nothing)" in out[0]
+    rows = {}
+    for line in out[1:]:
+        m = re.match(r"\s*([\d.]+) /\s*([\d.]+)  (.*)$", line)
+        assert m, line
+        rows[m.group(3)] = (float(m.group(1)), float(m.group(2)))
+    def mean(prefix):
+        return next(v[0] for k, v in rows.items() if k.startswith(prefix))
+    assert mean("the whole cycle") == pytest.approx((78 + 72) / 2)
+    assert mean("the finding poll's run") == pytest.approx((50 + 50) / 2)
+    assert mean("after a poll") == pytest.approx((3 + 1 + 2) / 2)
+    assert mean("the delay the timer") == pytest.approx((15 + 20) / 2)
+    assert mean("the timer's lateness") == pytest.approx((6 + 0) / 2)
+    assert mean("runs of polls that found nothing") == pytest.approx((3 + 0) / 2)
+
+
+def test_the_polled_breakdown_of_a_real_lost_ata_dump_adds_up_and_says_when_there_is_nothing():
+    r = tool(ATA, "--polled", "14")
+    assert r.returncode == 0, r.stderr
+    head, *rows = r.stdout.strip().splitlines()
+    assert re.match(r"line 14: \d+ completions found by polling", head), r.stdout
+    means = [float(row.split()[0]) for row in rows]
+    cycle, parts = means[0], means[1:]
+    assert cycle > 0 and sum(parts) == pytest.approx(cycle, rel=0.02)
+    r = tool(FLOOD, "--polled", "3")
+    assert r.returncode == 0 and "nothing to break down" in r.stdout, r.stdout

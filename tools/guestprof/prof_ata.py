@@ -6,7 +6,10 @@ with tools/guestprof's plugin marking every entry of bench_pass, runs
 `ata bench hda 0 2048` three times healthy (the first a warm-up), then twice
 after `inject ata-drop:PCT` and prints, per function, the instructions per
 DRQ block of the lost passes beside the healthy ones, largest difference
-first. Under -icount an instruction is 8 ns of guest time, so the difference
+first; then one more lost pass with the event trace on, cut by
+tools/trace/irqtrace.py --polled into where the time of a completion found
+by polling goes (the handler's run, the core's bookkeeping, the armed
+delay, the host timer's lateness under sleep=on, empty polls). Under -icount an instruction is 8 ns of guest time, so the difference
 is what the lost interrupts cost in guest CPU time; the rest of the
 throughput gap is time spent halted (a poll placed later than the device).
 
@@ -46,6 +49,7 @@ from irqkit_qemu import Guest  # noqa: E402
 
 SECTORS = 2048
 BLOCK_SECTORS = 16            # READ/WRITE MULTIPLE blocks of the bench (one DRQ phase each)
+TRACE_SECTORS = 512           # the traced lost pass: 32 blocks each way fit the trace's ring
 RATE_RX = re.compile(r"(write|read): \d+ bytes in (\d+) us, ([\d.]+) MB/s")
 
 
@@ -100,6 +104,22 @@ def main():
                     # the healthy passes' poll-timer events: polls + moves of the timer, line 14
                     print("\n".join(l for l in g.command("irqs").splitlines() if "line 14" in l))
             print("\n".join(l for l in g.command("irqs").splitlines() if "line 14" in l))
+            if not args.healthy_only:
+                # One more lost pass with the event trace on (after the counted windows): where the
+                # time of a completion found by polling goes (tools/trace/irqtrace.py --polled).
+                g.command("trace start 14")
+                out = g.command(f"ata bench hda 0 {TRACE_SECTORS}", timeout=600)
+                g.command("trace stop")
+                dump = g.command("trace dump", timeout=120)
+                figs = ", ".join(f"{m.group(1)} {m.group(3)} MB/s" for m in RATE_RX.finditer(out))
+                print(f"prof_ata: traced pass    {figs} (the trace's own cost included)")
+                sys.path.insert(0, os.path.join(ROOT, "tools", "trace"))
+                import irqtrace  # noqa: E402
+                try:
+                    header, events, tail, _ = irqtrace.parse(dump, "trace dump")
+                    print("\n".join(irqtrace.polled_breakdown(events, 14)))
+                except irqtrace.TraceError as e:
+                    print(f"prof_ata: the trace dump was not readable: {e}")
         finally:
             g.kill()
         if args.healthy_only:

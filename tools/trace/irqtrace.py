@@ -18,6 +18,10 @@ is an error that names the line, and nothing is written.
     --html     one self-contained page: the SVG timeline, zoom, legend, per-line summary
     --svg      the SVG timeline alone (the course's pictures, docs/course/)
     --summary  a text summary on stdout (also the default when no output is asked for)
+    --polled LINE  where the time of LINE's completions found by polling goes: the
+               finding poll's run, the core's bookkeeping until the timer is armed
+               again, the armed delay, the timer's lateness, empty polls
+               (tools/guestprof/prof_ata.py prints it for a lost ATA pass)
 
 Standard library only; nothing is fetched at run time. Exit status: 0, 2 on
 a bad input (message on stderr, no traceback), 1 when an output cannot be written.
@@ -610,6 +614,81 @@ def summary(model, skipped):
     return "\n".join(out) + "\n"
 
 
+def polled_breakdown(events, line):
+    """Where the time of a line's completions found by polling goes (issue 19's "lost costs little").
+
+    Walks the line's events in time order. A poll that found a completion
+    (an unexpect by=poll inside its run) closes a cycle that began at the
+    end of the previous such poll, or at an expect_irq made outside a poll's
+    run after it (a new command after an idle spell); the cycle is cut into: the bookkeeping
+    after that poll's run until the poll timer was armed again (end -> arm),
+    the delay it was armed for (requested), how much later than that the
+    poll started (late: the host's timer wake-up, under -icount sleep=on),
+    the runs of polls that found nothing (empty), and the finding poll's own
+    run (the handler: on healthy hardware the interrupt's run does this
+    work). RETURNS the lines of text, or a line saying there is nothing.
+    """
+    evs = sorted((e for e in events if e.line == line), key=lambda e: (e.ts, e.seq))
+    parts = {"end_to_arm": [], "requested": [], "late": [], "empty": [], "run": [], "cycle": []}
+    cycle_start = last_end = arm_at = arm_ts = poll_start = None
+    found = False
+    empties = cur_empty = 0
+    cur = {"end_to_arm": 0, "requested": 0, "late": 0}
+    for e in evs:
+        if e.name == "poll_arm":
+            if "cancel" in e.f:
+                arm_at = None
+                continue
+            arm_ts, arm_at = e.ts, e.ts + int(e.f["in_us"]) * 1000
+            if last_end is not None and arm_ts >= last_end:
+                cur["end_to_arm"] += arm_ts - last_end
+                last_end = None
+        elif e.name == "poll_start":
+            poll_start, found = e.ts, False
+            if arm_at is not None:
+                cur["requested"] += max(arm_at - arm_ts, 0)
+                cur["late"] += max(e.ts - arm_at, 0)
+                arm_at = None
+        elif e.name == "unexpect" and e.f.get("by") == "poll" and poll_start is not None:
+            found = True
+        elif e.name == "expect" and poll_start is None and cycle_start is not None:
+            # A new command outside a poll's run (the driver's thread, after an idle spell): the
+            # cycle starts here, not at the poll that found the command before.
+            cycle_start = last_end = e.ts
+            cur_empty, arm_at = 0, None
+            cur = {"end_to_arm": 0, "requested": 0, "late": 0}
+        elif e.name == "poll_end" and poll_start is not None:
+            if not found:
+                empties += 1
+                cur_empty += e.ts - poll_start
+            elif cycle_start is not None:
+                parts["run"].append(e.ts - poll_start)
+                parts["empty"].append(cur_empty)
+                parts["cycle"].append(e.ts - cycle_start)
+                for k in cur:
+                    parts[k].append(cur[k])
+            if found:
+                cycle_start, cur_empty = e.ts, 0
+                cur = {"end_to_arm": 0, "requested": 0, "late": 0}
+            last_end, poll_start = e.ts, None
+    n = len(parts["cycle"])
+    if not n:
+        return [f"line {line}: no two completions found by polling in a row: nothing to break down"]
+    mean = lambda xs: sum(xs) / len(xs) / 1000.0
+    med = lambda xs: sorted(xs)[len(xs) // 2] / 1000.0
+    out = [f"line {line}: {n} completions found by polling, each after the one before ({empties} polls found nothing); "
+           f"us per completion, mean / median:"]
+    names = (("cycle", "the whole cycle, poll end to poll end"),
+             ("run", "the finding poll's run (the handler's work: an interrupt's run does it when healthy)"),
+             ("end_to_arm", "after a poll (or the expect), until the poll timer is armed (the core's bookkeeping)"),
+             ("requested", "the delay the timer was armed for"),
+             ("late", "the timer's lateness after that (the host's wake-up under -icount sleep=on)"),
+             ("empty", "runs of polls that found nothing"))
+    for key, what in names:
+        out.append(f"  {mean(parts[key]):8.1f} / {med(parts[key]):8.1f}  {what}")
+    return out
+
+
 # ---------------------------------------------------------------------------
 # HTML page: the SVG, a legend, per-line summaries, zoom (wheel, buttons, drag).
 
@@ -734,6 +813,8 @@ def main(argv=None):
     ap.add_argument("--title", default=None, help="title of the page and pictures")
     ap.add_argument("--lines", help="draw only these lines (comma list) besides the CPUs")
     ap.add_argument("--window", help="START_MS:END_MS after the first event, for --svg/--html")
+    ap.add_argument("--polled", type=int, metavar="LINE",
+                    help="break down where the time of LINE's completions found by polling goes")
     args = ap.parse_args(argv)
     try:
         if args.dump == "-":
@@ -775,7 +856,9 @@ def main(argv=None):
     except OSError as e:
         print(f"irqtrace: cannot write: {e}", file=sys.stderr)
         return 1
-    if args.summary or not (args.json or args.html or args.svg):
+    if args.polled is not None:
+        sys.stdout.write("\n".join(polled_breakdown(model.events, args.polled)) + "\n")
+    if args.summary or not (args.json or args.html or args.svg or args.polled is not None):
         sys.stdout.write(summary(model, skipped))
     return 0
 
