@@ -10,7 +10,8 @@ the image is as it was.
 
 Cells: a pair per CPU (QEMU's default grants 64), each pair's MSI-X line on its CPU (the per-CPU
 table of `irqs`); `max_ioqpairs=1`, where the controller grants one pair and both CPUs share it
-(the queue's claim keeps their commands apart); `pci=nomsi`, both pairs on the one INTx line
+(the queue's claim keeps their commands apart); `msix_qsize=2`, where the MSI-X table has room for
+the admin queue and one pair; `pci=nomsi`, both pairs on the one INTx line
 (CPU 1's completions taken by the handler on CPU 0, which wakes CPU 1); and `nvme-noirq` with CPU 1 writing, where the
 health report must name CPU 1's queue line and queue, and CPU 0's line must stay on interrupts.
 """
@@ -100,19 +101,27 @@ def halt_and_check(g, path, original):
     assert all(CPU0_LBA <= lba < CPU0_LBA + CPU0_COUNT for lba in changed), changed[:10]
 
 
-@pytest.mark.parametrize("cell", ["pair-per-cpu", "one-pair-shared", "one-vector-intx"])
+CELLS = {  # name: (QEMU nvme options, kernel command line, why there is one pair for both CPUs or None)
+    "pair-per-cpu": ("", "debugexit", None),
+    "one-pair-shared": (",max_ioqpairs=1", "debugexit", r"the controller granted fewer .*1 granted"),
+    "two-msix-vectors": (",msix_qsize=2", "debugexit", r"fewer MSI-X vectors than CPUs .*2 vectors"),
+    "one-vector-intx": ("", "debugexit pci=nomsi", None),
+}
+
+
+@pytest.mark.parametrize("cell", sorted(CELLS))
 def test_two_cpus_write_through_their_queues_at_once_and_the_host_finds_both_patterns(guest_factory, tmp_path, cell):
-    shared = cell == "one-pair-shared"
-    intx = cell == "one-vector-intx"
-    g, path, original = boot(guest_factory, tmp_path, ",max_ioqpairs=1" if shared else "",
-                             "debugexit pci=nomsi" if intx else "debugexit")
+    opts, append, why_one = CELLS[cell]
+    shared = why_one is not None
+    intx = "pci=nomsi" in append
+    g, path, original = boot(guest_factory, tmp_path, opts, append)
     log = "\n".join(g.lines())
     if intx:
         # A pair per CPU, both on the one INTx line (CPU 1's completions taken on CPU 0, which wakes CPU 1).
         m = re.search(r"nvme0q2: I/O queue 2 for CPU 1, vector 0, line (\d+) \(shared\)", log)
         assert m and int(m.group(1)) < 32, log[-3000:]
     elif shared:
-        assert re.search(r"nvme0: 1 I/O queue pair for 2 CPUs \(the controller granted fewer .*1 granted", log), log[-3000:]
+        assert re.search(r"nvme0: 1 I/O queue pair for 2 CPUs \(" + why_one, log), log[-3000:]
     else:
         assert re.search(r"nvme0q1: I/O queue 1 for CPU 0, vector 1, line \d+", log), log[-3000:]
         assert re.search(r"nvme0q2: I/O queue 2 for CPU 1, vector 2, line \d+", log), log[-3000:]
