@@ -700,6 +700,60 @@ SELFTEST(smp, call_function_runs_on_each_cpu_and_waits)
 		  "a CPU that is not online was called");
 }
 
+/* A work that needs interrupts: it halts until its CPU's own timer has ticked twice. */
+struct st_work_result {
+	unsigned int cpu;
+	bool irqs_on;
+	uint64_t ticks_before, ticks_after;
+};
+
+static int st_wait_for_ticks(void *arg)
+{
+	struct st_work_result *r = arg;
+	uint64_t end = tsc_ns() + 200 * NS_PER_MS;   /* bounded: 2 ticks at hz=10 */
+
+	r->cpu = smp_processor_id();
+	r->irqs_on = (cpu_read_eflags() & X86_EFLAGS_IF) != 0;
+	r->ticks_before = this_cpu()->ticks;
+	while (this_cpu()->ticks < r->ticks_before + 2 && tsc_ns() < end) {
+		cpu_cli();
+		smp_idle_halt();   /* woken by its LAPIC timer: only with interrupts on in between */
+		cpu_sti();
+	}
+	r->ticks_after = this_cpu()->ticks;
+	return 7;
+}
+
+SELFTEST(smp, cpu_work_runs_in_thread_context_on_its_cpu)
+{
+	static struct cpu_work w;
+	static struct st_work_result r;
+
+	cpu_work_init(&w, st_wait_for_ticks, &r);
+	ST_EXPECT(t, cpu_work_queue(0, &w) == -EINVAL, "work for CPU 0 (the shell's own) was not refused");
+	ST_EXPECT(t, cpu_work_queue(SMP_MAX_CPUS, &w) == -ENODEV, "work for a CPU that does not exist was not refused");
+	for (unsigned int c = 1; c < SMP_MAX_CPUS; c++) {
+		int err;
+
+		if (!smp_cpu_online(c))
+			continue;
+		memset(&r, 0, sizeof(r));
+		cpu_work_init(&w, st_wait_for_ticks, &r);
+		err = cpu_work_queue(c, &w);
+		ST_EXPECT(t, err == 0, "queue on CPU %u: %d", c, err);
+		if (err)
+			continue;
+		ST_EXPECT(t, cpu_work_queue(c, &w) == -EBUSY, "the same work queued twice on CPU %u", c);
+		err = cpu_work_wait(&w, 2000);
+		ST_EXPECT(t, err == 0 && w.result == 7, "CPU %u: wait %d, result %d", c, err, w.result);
+		ST_EXPECT(t, r.cpu == c && r.irqs_on, "ran on CPU %u (wanted %u), interrupts %s", r.cpu, c,
+			  r.irqs_on ? "on" : "OFF");
+		ST_EXPECT(t, r.ticks_after >= r.ticks_before + 2, "CPU %u's timer ticked %llu times while the work halted",
+			  c, (unsigned long long)(r.ticks_after - r.ticks_before));
+		ST_EXPECT(t, !cpu_work_busy(c), "CPU %u's slot still busy after the work was done", c);
+	}
+}
+
 SELFTEST(smp, every_cpu_has_its_own_stack_gdt_and_number)
 {
 	ST_EXPECT(t, smp_processor_id() == 0 && this_cpu() == &cpu_data[0], "the shell runs on CPU %u",
