@@ -180,3 +180,36 @@ def test_nvme_noirq_with_cpu_1_writing_names_cpu_1s_queue_line(guest_factory, tm
     out = g.command(f"blk write-pattern nvme0n1 {CPU0_SEED} {CPU0_LBA} {CPU0_COUNT}", 120)
     assert "ok" in out, out
     halt_and_check(g, path, original)
+
+
+def test_a_controller_that_stops_answering_under_both_cpus_is_reset_once(guest_factory, tmp_path):
+    """nvme-disable (CC.EN cleared behind the driver's back) with a command in flight on each CPU's
+    pair: the first time-out resets the controller once, the other CPU's command is abandoned
+    (-EIO, never reported written), neither write claims success; afterwards both pairs work and
+    the host finds the rewritten patterns and nothing else changed."""
+    g, path, original = boot(guest_factory, tmp_path)
+    assert "INJECTED" in g.command("inject nvme-disable")
+    out = g.command(f"oncpu start 1 blk write-pattern nvme0n1 {CPU1_SEED} {CPU1_LBA} 64")
+    assert "started" in out, out
+    cpu0 = g.command(f"blk write-pattern nvme0n1 {CPU0_SEED} {CPU0_LBA} 64", 60)
+    # The reset may run on CPU 1 and log after CPU 0's prompt: let it finish before typing on.
+    g.wait_for(r"nvme0: (controller reset and answering again|reset failed)", 60)
+    cpu1 = g.command("oncpu wait 1", 60)
+    for out in (cpu0, cpu1):
+        assert re.search(r"write-pattern nvme0n1 \d+\+64: failed at LBA \d+: (ETIMEDOUT|EIO)", out), (cpu0, cpu1)
+    assert len(re.findall(r"nvme0: resetting the controller", g.log)) == 1, g.log[-3000:]
+    assert "nvme0: controller reset and answering again" in g.log and "marked dead" not in g.log, g.log[-3000:]
+    out = g.command(f"oncpu 1 blk write-pattern nvme0n1 {CPU1_SEED} {CPU1_LBA} 64", 60)
+    assert re.search(rf"write-pattern nvme0n1 {CPU1_LBA}\+64 seed {CPU1_SEED:#010x}: ok", out), out
+    out = g.command(f"blk write-pattern nvme0n1 {CPU0_SEED} {CPU0_LBA} 64", 60)
+    assert re.search(rf"write-pattern nvme0n1 {CPU0_LBA}\+64 seed {CPU0_SEED:#010x}: ok", out), out
+    rows, out = queues(g)
+    # One or both commands timed out (both CPUs wait 5 s from about the same moment); one reset.
+    assert rows["nvme0q2"]["cpus"] == "1" and rows["nvme0q2"]["timeouts"] + rows["nvme0q1"]["timeouts"] in (1, 2), out
+    assert "flush nvme0n1: ok" in g.command("blk flush nvme0n1")
+    g.send("halt\r")
+    assert g.wait_exit(30) == EXIT_HALT
+    assert diskimg.bad_pattern_blocks(path, CPU1_SEED, CPU1_LBA, 64) == []
+    assert diskimg.bad_pattern_blocks(path, CPU0_SEED, CPU0_LBA, 64) == []
+    changed = diskimg.changed_ranges(path, original, CPU1_LBA, 64)
+    assert all(CPU0_LBA <= lba < CPU0_LBA + 64 for lba in changed), changed[:10]
