@@ -486,6 +486,28 @@ int nvme_exec_claimed(struct nvme_queue *q, struct nvme_sqe *cmd, unsigned int t
 
 /* ---- Controller bring-up -------------------------------------------------------------------- */
 
+/*
+ * ready_pause - about NVME_READY_POLL_MS between two looks at CSTS. On CPU 0
+ * msleep; on another CPU (a reset after a time-out there) no kernel/time
+ * sleep, whose tick stop and restart are CPU 0's (docs/time.md): a halt
+ * until the CPU's own periodic timer, repeated up to the pause.
+ */
+static void ready_pause(void)
+{
+	uint64_t end = ktime_get_ns() + (uint64_t)NVME_READY_POLL_MS * NSEC_PER_MSEC;
+	unsigned long flags;
+
+	if (smp_processor_id() == 0) {
+		if (msleep(NVME_READY_POLL_MS))
+			udelay(NVME_READY_POLL_MS * 1000u);
+		return;
+	}
+	flags = irq_save_flags();
+	while (ktime_get_ns() < end)
+		smp_idle_halt();
+	irq_restore_flags(flags);
+}
+
 /* wait_ready - CSTS.RDY reaches @ready within CAP.TO. RETURNS 0; -ETIMEDOUT; -EIO (fatal status / gone). */
 static int wait_ready(struct nvme_ctrl *c, bool ready)
 {
@@ -503,8 +525,7 @@ static int wait_ready(struct nvme_ctrl *c, bool ready)
 			return 0;
 		if (ktime_get_ns() >= deadline)
 			break;
-		if (msleep(NVME_READY_POLL_MS))
-			udelay(NVME_READY_POLL_MS * 1000u);
+		ready_pause();
 	}
 	pr_err("%s: CSTS.RDY did not become %u within CAP.TO = %u ms (CSTS %08x)\n", c->name, ready,
 	       c->ready_timeout_ms, csts);
