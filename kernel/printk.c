@@ -20,6 +20,7 @@
 #include <kernel/format.h>
 #include <kernel/console.h>
 #include <kernel/log.h>
+#include <kernel/string.h>
 
 #define PRINTK_LINE_MAX  512          /* longest single message, bytes */
 #define LOG_RING_SIZE    (64 * 1024)  /* bytes of history kept for `dmesg` */
@@ -141,8 +142,27 @@ int printk(int level, const char *fmt, ...)
 	return n;
 }
 
+/* Each CPU's capture (cprintf_capture); written and read by that CPU only. */
+static struct cprintf_capture *capture[SMP_MAX_CPUS];
+
+void cprintf_capture(struct cprintf_capture *cap)
+{
+	capture[smp_processor_id() % SMP_MAX_CPUS] = cap;
+}
+
+static void capture_append(struct cprintf_capture *cap, const char *s, size_t n)
+{
+	size_t room = cap->len < cap->size ? cap->size - cap->len : 0;
+	size_t take = n < room ? n : room;
+
+	memcpy(cap->buf + cap->len, s, take);
+	cap->len += take;
+	cap->dropped += (uint32_t)(n - take);
+}
+
 int cprintf(const char *fmt, ...)
 {
+	struct cprintf_capture *cap = capture[smp_processor_id() % SMP_MAX_CPUS];
 	char buf[PRINTK_LINE_MAX];
 	va_list ap;
 	int n;
@@ -156,6 +176,10 @@ int cprintf(const char *fmt, ...)
 		return n;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
+	if (cap) {
+		capture_append(cap, buf, (size_t)n);
+		return n;
+	}
 	taken = printk_lock_take(&flags);
 	console_write(buf, (size_t)n);
 	if (n)

@@ -26,6 +26,7 @@
 #include <kernel/fault.h>
 #include <kernel/cmdline.h>
 #include <kernel/cpuload.h>
+#include <kernel/cpu_work.h>
 #include <drivers/serial.h>
 #include <drivers/pci.h>
 #include <drivers/ata.h>
@@ -291,6 +292,7 @@ static const struct shell_command commands[] = {
 	{ "routes", "routes", "PCI INTx routing table and PIRQ router registers", pci_cmd_routes },
 	{ "apic", "apic", "interrupt mode, local APIC and IOAPIC redirection entries", cmd_apic },
 	{ "affinity", "affinity [IRQ CPU[,CPU...] [every MS]]", "which CPUs take a line; move it (every MS ms round the CPUs)", irq_affinity_cmd },
+	{ "oncpu", "oncpu [CPU CMD ARGS | start CPU CMD ARGS | wait CPU [MS]]", "run a shell command on CPU CPU with interrupts on (start: do not wait; wait: collect); its output is printed here", oncpu_cmd },
 	{ "cpus", "cpus", "CPUs: APIC ID, online, timer ticks, interrupts taken, IPIs, idle share", cmd_cpus },
 	{ "ata", "ata [identify|read|crc|write-pattern|verify-pattern|flush|bench|reset|raw|set] [DEV] ...",
 	  "PIO ATA/ATAPI devices: state, data, tests", ata_cmd },

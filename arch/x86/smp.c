@@ -27,7 +27,8 @@
  * TSS and per-CPU segment (gdt.c), the shared IDT, its local APIC (LINT pins
  * masked: the 8259 and NMI are wired to the boot CPU), its LAPIC timer
  * periodic at the tick rate (counted in cpu_data.ticks), then it halts in a
- * loop with interrupts on, taking IPIs. Device interrupts go to CPU 0 (the
+ * loop with interrupts on, taking IPIs and running the thread-context work
+ * other CPUs queue for it (kernel/cpu_work.c, the `oncpu` command). Device interrupts go to CPU 0 (the
  * IOAPIC's destination), and so do all timers (docs/time.md).
  *
  * IPIs: CALL_FUNCTION_VECTOR (0xFB) runs a function another CPU left in
@@ -47,6 +48,7 @@
 #include <firmware.h>
 #include <kernel/bootinfo.h>
 #include <kernel/cmdline.h>
+#include <kernel/cpu_work.h>
 #include <kernel/errno.h>
 #include <kernel/format.h>
 #include <kernel/params.h>
@@ -302,8 +304,13 @@ void smp_ap_entry(uint32_t slot)
 	c->online_ns = tsc_ns();
 	/* Everything above is visible before `online` (pairs with the boot CPU's acquire). */
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
-	for (;;)
+	/* The idle loop: thread-context work queued for this CPU (kernel/cpu_work.c) runs
+	 * with interrupts on; the look and the halt are with interrupts off, so a wake-up
+	 * IPI that comes between them ends the halt at once. */
+	for (;;) {
+		cpu_work_run_pending();
 		smp_idle_halt();
+	}
 }
 
 /* ------------------------------------------------------------------------
@@ -691,6 +698,60 @@ SELFTEST(smp, call_function_runs_on_each_cpu_and_waits)
 	}
 	ST_EXPECT(t, smp_call_function_single(SMP_MAX_CPUS, st_record_cpu, NULL, 0) == -ENODEV,
 		  "a CPU that is not online was called");
+}
+
+/* A work that needs interrupts: it halts until its CPU's own timer has ticked twice. */
+struct st_work_result {
+	unsigned int cpu;
+	bool irqs_on;
+	uint64_t ticks_before, ticks_after;
+};
+
+static int st_wait_for_ticks(void *arg)
+{
+	struct st_work_result *r = arg;
+	uint64_t end = tsc_ns() + 200 * NS_PER_MS;   /* bounded: 2 ticks at hz=10 */
+
+	r->cpu = smp_processor_id();
+	r->irqs_on = (cpu_read_eflags() & X86_EFLAGS_IF) != 0;
+	r->ticks_before = this_cpu()->ticks;
+	while (this_cpu()->ticks < r->ticks_before + 2 && tsc_ns() < end) {
+		cpu_cli();
+		smp_idle_halt();   /* woken by its LAPIC timer: only with interrupts on in between */
+		cpu_sti();
+	}
+	r->ticks_after = this_cpu()->ticks;
+	return 7;
+}
+
+SELFTEST(smp, cpu_work_runs_in_thread_context_on_its_cpu)
+{
+	static struct cpu_work w;
+	static struct st_work_result r;
+
+	cpu_work_init(&w, st_wait_for_ticks, &r);
+	ST_EXPECT(t, cpu_work_queue(0, &w) == -EINVAL, "work for CPU 0 (the shell's own) was not refused");
+	ST_EXPECT(t, cpu_work_queue(SMP_MAX_CPUS, &w) == -ENODEV, "work for a CPU that does not exist was not refused");
+	for (unsigned int c = 1; c < SMP_MAX_CPUS; c++) {
+		int err;
+
+		if (!smp_cpu_online(c))
+			continue;
+		memset(&r, 0, sizeof(r));
+		cpu_work_init(&w, st_wait_for_ticks, &r);
+		err = cpu_work_queue(c, &w);
+		ST_EXPECT(t, err == 0, "queue on CPU %u: %d", c, err);
+		if (err)
+			continue;
+		ST_EXPECT(t, cpu_work_queue(c, &w) == -EBUSY, "the same work queued twice on CPU %u", c);
+		err = cpu_work_wait(&w, 2000);
+		ST_EXPECT(t, err == 0 && w.result == 7, "CPU %u: wait %d, result %d", c, err, w.result);
+		ST_EXPECT(t, r.cpu == c && r.irqs_on, "ran on CPU %u (wanted %u), interrupts %s", r.cpu, c,
+			  r.irqs_on ? "on" : "OFF");
+		ST_EXPECT(t, r.ticks_after >= r.ticks_before + 2, "CPU %u's timer ticked %llu times while the work halted",
+			  c, (unsigned long long)(r.ticks_after - r.ticks_before));
+		ST_EXPECT(t, !cpu_work_busy(c), "CPU %u's slot still busy after the work was done", c);
+	}
 }
 
 SELFTEST(smp, every_cpu_has_its_own_stack_gdt_and_number)

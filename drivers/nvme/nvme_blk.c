@@ -16,45 +16,72 @@
 #define LBA_LOW_BITS 32
 
 /*
- * pick_queue - the I/O queue for the next command: nvme-noirq:PERCENT sends
- * its share through queue pair 2 (MSI-X: IEN=0) or marks it to run with
- * its vector masked in INTMS (pin/MSI). Otherwise queue 1.
+ * pick_queue - the I/O queue for the next command: the pair of the CPU it
+ * is issued on (nvme_cpu_queue). nvme-noirq:PERCENT sends its share through
+ * the extra pair (MSI-X: IEN=0), or (*@mask) runs it with its vector masked
+ * in INTMS (pin/MSI).
  */
-static struct nvme_queue *pick_queue(struct nvme_ctrl *c)
+static struct nvme_queue *pick_queue(struct nvme_ctrl *c, bool *mask)
 {
 	unsigned int p = c->noirq_percent;
 
-	if (p == 0 || p >= NVME_PERCENT_MAX || !nvme_lose_decision(c->io_seq++, p))
-		return &c->io;
+	*mask = false;
+	/* Any CPU counts: the command number is taken atomically. */
+	if (p == 0 || p >= NVME_PERCENT_MAX ||
+	    !nvme_lose_decision(__atomic_fetch_add(&c->io_seq, 1, __ATOMIC_RELAXED), p))
+		return nvme_cpu_queue(c);
 	if (c->io2_live)
 		return &c->io2;
-	c->io.mask_next = true;
-	return &c->io;
+	*mask = true;
+	return nvme_cpu_queue(c);
+}
+
+/* io_exec - @cmd on the queue pick_queue chooses, owned for the command; @buf/@bytes: its data (PRPs). */
+static int io_exec(struct nvme_ctrl *c, struct nvme_sqe *cmd, void *buf, uint32_t bytes)
+{
+	bool mask;
+	struct nvme_queue *q = pick_queue(c, &mask);
+	int err = nvme_queue_claim(q);
+
+	if (!err && q == &c->io2 && !c->io2_live) {
+		/* `inject off nvme-noirq` deleted the extra pair while this CPU waited for it. */
+		nvme_queue_release(q);
+		q = nvme_cpu_queue(c);
+		err = nvme_queue_claim(q);
+	}
+	if (err)
+		return err;
+	if (buf) {
+		/* Identity-mapped memory: the buffer's address is its physical address. The PRP
+		 * list page is the queue's own, and this thread owns the queue. */
+		err = nvme_prp_setup((uint64_t)(uintptr_t)buf, bytes, q->prp_list, (uint64_t)(uintptr_t)q->prp_list,
+				     &cmd->prp1, &cmd->prp2);
+		if (err)
+			pr_err("%s: buffer %p (%u bytes) cannot be described by PRPs (not 4-byte aligned?)\n", c->name, buf,
+			       bytes);
+	}
+	if (!err) {
+		q->mask_next = mask;
+		err = nvme_exec_claimed(q, cmd, NVME_IO_TIMEOUT_MS);
+	}
+	nvme_queue_release(q);
+	return err;
 }
 
 int nvme_rw(struct nvme_ctrl *c, bool write, uint64_t lba, uint32_t count, void *buf)
 {
 	struct nvme_sqe cmd;
 	uint64_t bytes = (uint64_t)count * c->ns.block_size;
-	int err;
 
 	if (!buf || count == 0 || bytes > c->max_transfer)
 		return -EINVAL;
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = write ? NVME_CMD_WRITE : NVME_CMD_READ;
 	cmd.nsid = c->nsid;
-	/* Identity-mapped memory: the buffer's address is its physical address. */
-	err = nvme_prp_setup((uint64_t)(uintptr_t)buf, (uint32_t)bytes, c->prp_list, (uint64_t)(uintptr_t)c->prp_list,
-			     &cmd.prp1, &cmd.prp2);
-	if (err) {
-		pr_err("%s: buffer %p (%llu bytes) cannot be described by PRPs (not 4-byte aligned?)\n", c->name, buf,
-		       (unsigned long long)bytes);
-		return err;
-	}
 	cmd.cdw10 = (uint32_t)lba;
 	cmd.cdw11 = (uint32_t)(lba >> LBA_LOW_BITS);
 	cmd.cdw12 = count - 1;     /* NLB is 0-based */
-	return nvme_exec(pick_queue(c), &cmd, NVME_IO_TIMEOUT_MS);
+	return io_exec(c, &cmd, buf, (uint32_t)bytes);
 }
 
 int nvme_flush(struct nvme_ctrl *c)
@@ -64,7 +91,7 @@ int nvme_flush(struct nvme_ctrl *c)
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = NVME_CMD_FLUSH;
 	cmd.nsid = c->nsid;
-	return nvme_exec(pick_queue(c), &cmd, NVME_IO_TIMEOUT_MS);
+	return io_exec(c, &cmd, NULL, 0);
 }
 
 static int blk_read_op(struct blk_dev *dev, uint64_t lba, uint32_t count, void *buf)
@@ -103,6 +130,7 @@ int nvme_blk_register(struct nvme_ctrl *c)
 	b->read_only = c->ns.read_only;
 	b->ops = &nvme_blk_ops;
 	b->driver_data = c;
+	b->concurrent = true;   /* each CPU submits to its own queue pair (or claims a shared one) */
 	err = blk_register(b);
 	if (err) {
 		pr_err("%s: blk_register(%s) failed: %d\n", c->name, b->name, err);

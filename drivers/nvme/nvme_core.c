@@ -1,21 +1,24 @@
 /*
  * nvme_core.c - the NVMe controller driver: probe, controller reset and
  * enable (NVMe 1.4 section 7.6.1), the admin queue and one I/O queue
- * pair, commands with completion by phase tag (4.6), interrupts by MSI-X
+ * pair per CPU (fewer, shared, when the controller grants fewer), commands with completion by phase tag (4.6), interrupts by MSI-X
  * per queue with MSI and INTx as fallbacks (drivers/pci/msi.c), and the
  * IRQ expecting of kernel/irq around every command. Rules and formats are
  * in nvme_internal.h; nvme_blk.c makes namespaces block devices;
  * docs/nvme.md tells the story.
  *
  * A command's life (one in flight per queue):
- *   submit (thread, interrupts off): entry at the SQ tail with a fresh
+ *   claim (thread): the queue is the thread's until the command is over;
+ *     a thread on another CPU that wants it halts until it is released.
+ *   submit (thread, queue lock): entry at the SQ tail with a fresh
  *     command ID, state WAITING, expect_irq(), SQ tail doorbell.
  *   complete (the queue's interrupt handler, a kernel/irq poll of the
  *     line, or the waiting thread): entries whose phase tag is the current
  *     one are new; the one whose ID is WAITING's completes it (DONE,
  *     unexpect_irq), any other is stray and dropped; the CQ head doorbell
  *     is written once per batch.
- *   wait (thread): idle until DONE; after NVME_IRQ_WAIT_MS look at the CQ
+ *   wait (thread): idle until DONE (a handler on another CPU wakes the
+ *     waiter's CPU with the wake-up IPI); after NVME_IRQ_WAIT_MS look at the CQ
  *     itself (a completion found there is a lost interrupt: reported,
  *     unexpect_irq(timedout) and watch_irq); after the command's time-out
  *     the command is ABANDONED and the controller reset once.
@@ -24,6 +27,7 @@
 #include <asm/cpu.h>
 #include <asm/io.h>
 #include <asm/paging.h>
+#include <asm/smp.h>
 #include <drivers/nvme.h>
 #include <drivers/pci_msi.h>
 #include <kernel/console.h>
@@ -33,6 +37,7 @@
 #include <kernel/printk.h>
 #include <kernel/string.h>
 #include <time/time.h>
+#include <irq/irqchip.h>
 #include <irq/trace.h>
 
 #define FOUR_GIB 0x100000000ull
@@ -136,6 +141,9 @@ static unsigned int process_cq(struct nvme_queue *q, bool by_wait)
 			q->taken_by_wait = by_wait;
 			q->done_ns = ktime_get_ns();
 			q->state = NVME_CMD_DONE;
+			/* The waiter halts on its own CPU: a completion taken elsewhere wakes it. */
+			if (q->waiter_cpu != smp_processor_id())
+				smp_send_wakeup(q->waiter_cpu);
 			if (by_wait)
 				q->by_wait++;
 			else
@@ -160,9 +168,14 @@ static unsigned int process_cq(struct nvme_queue *q, bool by_wait)
 static irqreturn_t nvme_interrupt(unsigned int irq, void *dev_id)
 {
 	struct nvme_queue *q = dev_id;
+	unsigned long flags;
+	unsigned int n;
 
 	(void)irq;
-	return process_cq(q, false) ? IRQ_HANDLED : IRQ_NONE;
+	flags = spin_lock_irqsave(&q->lock);
+	n = process_cq(q, false);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return n ? IRQ_HANDLED : IRQ_NONE;
 }
 
 /* ---- Submission and waiting ----------------------------------------------------------------- */
@@ -208,20 +221,43 @@ static void wake_up(struct timer *t)
 	(void)t;   /* the timer interrupt itself ends time_idle() */
 }
 
-static struct timer wake_timer[NVME_MAX_CONTROLLERS][3];   /* per queue: admin, I/O, second I/O */
+/* CPU 0's wake-up timer: only the thread on CPU 0 (the shell) waits with it. */
+static struct timer cpu0_wake;
 
-/* wait_done - sleep until @q's command leaves WAITING, or abandon it. RETURNS 0 or -ETIMEDOUT. */
+/*
+ * idle_until - halt this CPU until an interrupt, at the latest about
+ * @deadline. On CPU 0 a timer bounds the halt (its tick may be stopped);
+ * kernel/time's timers all run on CPU 0 (docs/time.md), so on another CPU
+ * its own periodic LAPIC timer (hz=) bounds it, and a completion or release
+ * on another CPU sends the wake-up IPI. CONTEXT: thread, interrupts off
+ * (no lock held); off again on return.
+ */
+static void idle_until(uint64_t deadline)
+{
+	if (smp_processor_id() != 0) {
+		smp_idle_halt();
+		return;
+	}
+	if (!cpu0_wake.fn)
+		timer_setup(&cpu0_wake, wake_up, NULL);
+	if (!timer_pending(&cpu0_wake) || cpu0_wake.expires_ns > deadline)
+		timer_mod(&cpu0_wake, deadline, 0);
+	time_idle();     /* sti; hlt; returns with interrupts disabled again */
+}
+
+/*
+ * wait_done - sleep until @q's command leaves WAITING, or abandon it.
+ * CONTEXT: the thread that holds @q (queue_claim). RETURNS 0; -ETIMEDOUT;
+ * -EIO (a reset on another CPU abandoned it).
+ */
 static int wait_done(struct nvme_queue *q, unsigned int timeout_ms)
 {
-	struct timer *t = &wake_timer[q->ctrl->index % NVME_MAX_CONTROLLERS][q->qid % 3];
 	const uint64_t timeout_ns = (uint64_t)timeout_ms * NSEC_PER_MSEC;
 	const uint64_t look_ns = (uint64_t)NVME_IRQ_WAIT_MS * NSEC_PER_MSEC;
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = spin_lock_irqsave(&q->lock);
 	uint64_t passes = 0, next_look = q->submit_ns + look_ns;
 	int err = 0;
 
-	if (!t->fn)
-		timer_setup(t, wake_up, q);
 	while (q->state == NVME_CMD_WAITING) {
 		uint64_t now = ktime_get_ns(), deadline;
 
@@ -245,11 +281,15 @@ static int wait_done(struct nvme_queue *q, unsigned int timeout_ms)
 			next_look = now + look_ns;
 		}
 		deadline = next_look < q->submit_ns + timeout_ns ? next_look : q->submit_ns + timeout_ns;
-		if (!timer_pending(t) || t->expires_ns > deadline)
-			timer_mod(t, deadline, 0);
-		time_idle();     /* sti; hlt; returns with interrupts disabled again */
+		/* Interrupts stay off from the unlock to the halt: a wake-up IPI sent meanwhile
+		 * (the handler on another CPU took the completion) ends the halt at once. */
+		spin_unlock(&q->lock);
+		idle_until(deadline);
+		spin_lock(&q->lock);
 	}
-	irq_restore_flags(flags);
+	if (!err && q->state != NVME_CMD_DONE)
+		err = -EIO;   /* abandoned by a reset another CPU ran */
+	spin_unlock_irqrestore(&q->lock, flags);
 	return err;
 }
 
@@ -276,16 +316,19 @@ static const char *opcode_name(const struct nvme_queue *q, uint8_t op)
 
 static int nvme_reset(struct nvme_ctrl *c, const char *why);
 
-/* submit - put @cmd on @q and ring the doorbell. RETURNS 0; -EBUSY (a command is in flight). */
+/* submit - put @cmd on @q and ring the doorbell. RETURNS 0; -EBUSY (a command is in flight); -EIO (resetting). */
 static int submit(struct nvme_queue *q, struct nvme_sqe *cmd)
 {
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = spin_lock_irqsave(&q->lock);
 	uint16_t tail;
 
-	if (q->state == NVME_CMD_WAITING) {
-		irq_restore_flags(flags);
-		return -EBUSY;
+	if (q->state == NVME_CMD_WAITING || (q->ctrl->resetting && q->qid)) {
+		int err = q->state == NVME_CMD_WAITING ? -EBUSY : -EIO;
+
+		spin_unlock_irqrestore(&q->lock, flags);
+		return err;
 	}
+	q->waiter_cpu = smp_processor_id();
 	if (q->next_cid == CID_INVALID)
 		q->next_cid = 0;
 	cmd->cid = q->next_cid++;
@@ -308,14 +351,88 @@ static int submit(struct nvme_queue *q, struct nvme_sqe *cmd)
 	/* The entry is in memory before the doorbell write makes the controller fetch it. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	mmio_write32(q->sq_doorbell, q->sq_tail);
-	irq_restore_flags(flags);
+	spin_unlock_irqrestore(&q->lock, flags);
 	return 0;
+}
+
+/* ---- Owning a queue ------------------------------------------------------------------------- */
+
+int nvme_queue_claim(struct nvme_queue *q)
+{
+	unsigned int me = smp_processor_id();
+	uint64_t deadline = ktime_get_ns() + (uint64_t)NVME_CLAIM_TIMEOUT_MS * NSEC_PER_MSEC;
+	unsigned long flags = spin_lock_irqsave(&q->lock);
+	bool counted = false;
+	int err = 0;
+
+	while (q->owner) {
+		if (q->owner == me + 1) {
+			err = -EINPROGRESS;   /* this CPU's thread holds it already: a bug, not a wait */
+			break;
+		}
+		if (ktime_get_ns() >= deadline) {
+			err = -EBUSY;
+			break;
+		}
+		if (!counted)
+			q->claim_waits++;
+		counted = true;
+		q->claim_waiters |= 1u << me;
+		/* Interrupts stay off to the halt: the release's wake-up IPI is not missed. */
+		spin_unlock(&q->lock);
+		idle_until(deadline);
+		spin_lock(&q->lock);
+	}
+	if (!err)
+		q->owner = me + 1;
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (err)
+		pr_err("%s: queue %u held by CPU %u for more than %u ms; CPU %u gives up (%d)\n", q->ctrl->name, q->qid,
+		       q->owner ? q->owner - 1 : 0, (unsigned int)NVME_CLAIM_TIMEOUT_MS, me, err);
+	return err;
+}
+
+void nvme_queue_release(struct nvme_queue *q)
+{
+	unsigned int me = smp_processor_id();
+	unsigned long flags = spin_lock_irqsave(&q->lock);
+	uint32_t waiters = q->claim_waiters;
+
+	q->owner = 0;
+	q->claim_waiters = 0;
+	spin_unlock_irqrestore(&q->lock, flags);
+	for (unsigned int cpu = 0; waiters && cpu < 32; cpu++)
+		if ((waiters & (1u << cpu)) && cpu != me)
+			smp_send_wakeup(cpu);
+}
+
+struct nvme_queue *nvme_cpu_queue(struct nvme_ctrl *c)
+{
+	unsigned int cpu = smp_processor_id();
+
+	return &c->io[cpu < NVME_MAX_IO_QUEUES && c->cpu_queue[cpu] < c->nr_io ? c->cpu_queue[cpu] : 0];
 }
 
 int nvme_exec(struct nvme_queue *q, struct nvme_sqe *cmd, unsigned int timeout_ms)
 {
+	int err;
+
+	/* This CPU's thread holds it already (the reset after one of its commands timed out). */
+	if (q->owner == smp_processor_id() + 1)
+		return nvme_exec_claimed(q, cmd, timeout_ms);
+	err = nvme_queue_claim(q);
+	if (err)
+		return err;
+	err = nvme_exec_claimed(q, cmd, timeout_ms);
+	nvme_queue_release(q);
+	return err;
+}
+
+int nvme_exec_claimed(struct nvme_queue *q, struct nvme_sqe *cmd, unsigned int timeout_ms)
+{
 	struct nvme_ctrl *c = q->ctrl;
 	char text[STATUS_TEXT];
+	uint32_t resets = c->resets;
 	int err;
 
 	if (c->dead)
@@ -328,6 +445,17 @@ int nvme_exec(struct nvme_queue *q, struct nvme_sqe *cmd, unsigned int timeout_m
 		/* The completion was taken and the CQ head written: unmasking raises nothing late. */
 		mmio_write32(c->regs + NVME_REG_INTMC, 1u << q->vector);
 		q->mask_next = false;
+	}
+	if (err && c->resetting && c->reset_cpu == smp_processor_id()) {
+		/* One of the reset's own commands: the reset reports it and gives up. */
+		pr_err("%s: %s (%s queue %u) not completed in %u ms during the reset\n", c->name,
+		       opcode_name(q, cmd->opcode), queue_kind(q), q->qid, timeout_ms);
+		return err;
+	}
+	if (err == -EIO || (err && (c->resetting || c->resets != resets))) {
+		pr_err("%s: %s (%s queue %u, command 0x%04x) abandoned: the controller was reset meanwhile\n", c->name,
+		       opcode_name(q, cmd->opcode), queue_kind(q), q->qid, cmd->cid);
+		return -EIO;
 	}
 	if (err) {
 		pr_err("%s: %s (%s queue %u, command 0x%04x) not completed in %u ms: the controller stopped answering\n",
@@ -358,6 +486,28 @@ int nvme_exec(struct nvme_queue *q, struct nvme_sqe *cmd, unsigned int timeout_m
 
 /* ---- Controller bring-up -------------------------------------------------------------------- */
 
+/*
+ * ready_pause - about NVME_READY_POLL_MS between two looks at CSTS. On CPU 0
+ * msleep; on another CPU (a reset after a time-out there) no kernel/time
+ * sleep, whose tick stop and restart are CPU 0's (docs/time.md): a halt
+ * until the CPU's own periodic timer, repeated up to the pause.
+ */
+static void ready_pause(void)
+{
+	uint64_t end = ktime_get_ns() + (uint64_t)NVME_READY_POLL_MS * NSEC_PER_MSEC;
+	unsigned long flags;
+
+	if (smp_processor_id() == 0) {
+		if (msleep(NVME_READY_POLL_MS))
+			udelay(NVME_READY_POLL_MS * 1000u);
+		return;
+	}
+	flags = irq_save_flags();
+	while (ktime_get_ns() < end)
+		smp_idle_halt();
+	irq_restore_flags(flags);
+}
+
 /* wait_ready - CSTS.RDY reaches @ready within CAP.TO. RETURNS 0; -ETIMEDOUT; -EIO (fatal status / gone). */
 static int wait_ready(struct nvme_ctrl *c, bool ready)
 {
@@ -375,8 +525,7 @@ static int wait_ready(struct nvme_ctrl *c, bool ready)
 			return 0;
 		if (ktime_get_ns() >= deadline)
 			break;
-		if (msleep(NVME_READY_POLL_MS))
-			udelay(NVME_READY_POLL_MS * 1000u);
+		ready_pause();
 	}
 	pr_err("%s: CSTS.RDY did not become %u within CAP.TO = %u ms (CSTS %08x)\n", c->name, ready,
 	       c->ready_timeout_ms, csts);
@@ -421,9 +570,12 @@ static int enable(struct nvme_ctrl *c)
 int nvme_create_queue_pair(struct nvme_ctrl *c, struct nvme_queue *q, bool cq_irq)
 {
 	struct nvme_sqe cmd;
+	unsigned long flags;
 	int err;
 
+	flags = spin_lock_irqsave(&q->lock);
 	queue_reset_state(q);
+	spin_unlock_irqrestore(&q->lock, flags);
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = NVME_ADMIN_CREATE_CQ;
 	cmd.prp1 = (uint64_t)(uintptr_t)q->cq;
@@ -458,53 +610,99 @@ int nvme_delete_queue_pair(struct nvme_ctrl *c, struct nvme_queue *q)
 	return nvme_exec(&c->admin, &cmd, NVME_ADMIN_TIMEOUT_MS);
 }
 
+/* nvme_create_io_queues - every per-CPU I/O pair, CQ interrupts on (@cq_irq) or off. */
 int nvme_create_io_queues(struct nvme_ctrl *c, bool cq_irq)
 {
-	return nvme_create_queue_pair(c, &c->io, cq_irq);
+	for (unsigned int i = 0; i < c->nr_io; i++) {
+		int err = nvme_create_queue_pair(c, &c->io[i], cq_irq);
+
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
-int nvme_delete_io_queues(struct nvme_ctrl *c)
+/*
+ * nvme_recreate_io_queues - delete every per-CPU I/O pair and create it
+ * again with CQ interrupts on (@cq_irq) or off (nvme-noirq). Every pair is
+ * claimed first and held throughout, so no other CPU has a command in
+ * flight on it or submits to it while it does not exist.
+ * CONTEXT: thread, holding none of them. RETURNS 0 or an error.
+ */
+int nvme_recreate_io_queues(struct nvme_ctrl *c, bool cq_irq)
 {
-	return nvme_delete_queue_pair(c, &c->io);
+	unsigned int held = 0;
+	int err = 0;
+
+	for (; held < c->nr_io && !err; held++) {
+		err = nvme_queue_claim(&c->io[held]);
+		if (err)
+			break;
+	}
+	for (unsigned int i = 0; i < held && !err; i++)
+		err = nvme_delete_queue_pair(c, &c->io[i]);
+	for (unsigned int i = 0; i < held && !err; i++)
+		err = nvme_create_queue_pair(c, &c->io[i], cq_irq);
+	for (unsigned int i = 0; i < held; i++)
+		nvme_queue_release(&c->io[i]);
+	return err;
 }
 
-static bool resetting[NVME_MAX_CONTROLLERS];
+/*
+ * abandon_in_flight - a reset is about to delete @q: its command in flight
+ * (another CPU's) can no longer complete. Its waiter is told (ABANDONED,
+ * woken) and returns -EIO; its expect bracket is closed as timed out.
+ */
+static void abandon_in_flight(struct nvme_queue *q)
+{
+	unsigned long flags = spin_lock_irqsave(&q->lock);
+
+	if (q->state == NVME_CMD_WAITING) {
+		q->state = NVME_CMD_ABANDONED;
+		unexpect_irq(q->expect, true);
+		if (q->waiter_cpu != smp_processor_id())
+			smp_send_wakeup(q->waiter_cpu);
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+}
 
 /* nvme_reset - the controller stopped answering: reset it once; if that fails, it is dead. */
 static int nvme_reset(struct nvme_ctrl *c, const char *why)
 {
 	int err;
 
-	if (resetting[c->index] || c->dead) {
-		if (!c->dead)
+	if (c->dead || __atomic_exchange_n(&c->resetting, true, __ATOMIC_ACQ_REL)) {
+		/* Called again from the reset's own commands (or another CPU's reset is running). */
+		if (!c->dead && c->reset_cpu == smp_processor_id()) {
 			pr_err("%s: the reset itself failed: controller marked dead, every command now fails with -EIO\n",
 			       c->name);
-		c->dead = true;
+			c->dead = true;
+		}
 		return -EIO;
 	}
-	resetting[c->index] = true;
+	c->reset_cpu = smp_processor_id();
 	c->resets++;
 	pr_warn("%s: resetting the controller (%s), reset %u\n", c->name, why, c->resets);
+	for (unsigned int i = 0; i < c->nr_io; i++)
+		abandon_in_flight(&c->io[i]);
+	if (c->io2_live)
+		abandon_in_flight(&c->io2);
 	err = enable(c);
 	if (!err)
 		err = nvme_create_io_queues(c, !c->noirq || c->intms_masked);
-	resetting[c->index] = false;
-	if (err) {
-		c->dead = true;
-		pr_err("%s: reset failed (%d): controller marked dead, every command now fails with -EIO\n", c->name, err);
-		return err;
-	}
 	if (!err && c->io2_live)
 		err = nvme_create_queue_pair(c, &c->io2, false);
-	if (c->intms_masked)
-		wr32(c, NVME_REG_INTMS, 1u << c->io.vector);
+	if (!err && c->intms_masked)
+		for (unsigned int i = 0; i < c->nr_io; i++)
+			wr32(c, NVME_REG_INTMS, 1u << c->io[i].vector);
 	if (err) {
 		c->dead = true;
 		pr_err("%s: reset failed (%d): controller marked dead, every command now fails with -EIO\n", c->name, err);
-		return err;
+	} else {
+		pr_warn("%s: controller reset and answering again\n", c->name);
 	}
-	pr_warn("%s: controller reset and answering again\n", c->name);
-	return 0;
+	__atomic_store_n(&c->resetting, false, __ATOMIC_RELEASE);
+	return err;
 }
 
 static void copy_string(char *dst, const uint8_t *src, size_t n)
@@ -555,19 +753,32 @@ static int identify_controller(struct nvme_ctrl *c)
 	return 0;
 }
 
-static int set_queue_count(struct nvme_ctrl *c)
+/*
+ * set_queue_count - Set Features, Number of Queues (FID 07h, NVMe 1.4
+ * 5.21.1.7): ask for @want I/O SQs and CQs. The answer (DW0: NSQA 15:0,
+ * NCQA 31:16, both 0-based) may be more or fewer than asked; more is
+ * taken as what was asked. RETURNS the I/O queue pairs granted (>= 1: a
+ * controller that fails the command is still tried with one pair).
+ */
+static uint32_t set_queue_count(struct nvme_ctrl *c, uint32_t want)
 {
 	struct nvme_sqe cmd;
+	uint32_t nsqa, ncqa, granted;
 	int err;
 
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = NVME_ADMIN_SET_FEATURES;
 	cmd.cdw10 = NVME_FEAT_NUM_QUEUES;
-	cmd.cdw11 = 1u << 16 | 1u;  /* two SQs and two CQs (0-based): the second pair serves nvme-noirq:PERCENT */
+	cmd.cdw11 = (want - 1) << 16 | (want - 1);
 	err = nvme_exec(&c->admin, &cmd, NVME_ADMIN_TIMEOUT_MS);
-	if (err)
-		pr_warn("%s: SET FEATURES (number of queues) failed; trying to create the queue anyway\n", c->name);
-	return 0;
+	if (err) {
+		pr_warn("%s: SET FEATURES (number of queues) failed; trying one I/O queue pair anyway\n", c->name);
+		return 1;
+	}
+	nsqa = (c->admin.result & 0xFFFFu) + 1;
+	ncqa = (c->admin.result >> 16) + 1;
+	granted = nsqa < ncqa ? nsqa : ncqa;
+	return granted < want ? granted : want;
 }
 
 /* ---- Interrupts ----------------------------------------------------------------------------- */
@@ -577,10 +788,14 @@ static int diagnose(void *ctx, unsigned int nr, char *buf, size_t len)
 {
 	struct nvme_ctrl *c = ctx;
 
-	if (nr == c->io.vector && !c->io.cq_irq_enabled) {
-		ksnprintf(buf, len, "%s: I/O completion queue %u was created with interrupts disabled (IEN=0)", c->name,
-			  c->io.qid);
-		return 1;
+	for (unsigned int i = 0; i < c->nr_io; i++) {
+		const struct nvme_queue *q = &c->io[i];
+
+		if (nr == q->vector && !q->cq_irq_enabled) {
+			ksnprintf(buf, len, "%s: I/O completion queue %u was created with interrupts disabled (IEN=0)",
+				  c->name, q->qid);
+			return 1;
+		}
 	}
 	if (pci_irq_mode(c->pci) != PCI_IRQ_MODE_MSIX && (rd32(c, NVME_REG_INTMS) & (1u << nr))) {
 		ksnprintf(buf, len, "%s: INTMS masks interrupt vector %u at the controller", c->name, nr);
@@ -616,10 +831,13 @@ static int alloc_queue(struct nvme_ctrl *c, struct nvme_queue *q, unsigned int q
 	q->line = -1;
 	q->next_cid = 0;
 	q->cq_irq_enabled = true;
+	spin_lock_init(&q->lock);
 	ksnprintf(q->name, sizeof(q->name), "%sq%u", c->name, qid);
 	q->sq = kmalloc_aligned(NVME_PAGE_SIZE, NVME_PAGE_SIZE);
 	q->cq = kmalloc_aligned(NVME_PAGE_SIZE, NVME_PAGE_SIZE);
-	if (!q->sq || !q->cq)
+	if (qid)
+		q->prp_list = kmalloc_aligned(NVME_PAGE_SIZE, NVME_PAGE_SIZE);
+	if (!q->sq || !q->cq || (qid && !q->prp_list))
 		return -ENOMEM;
 	queue_doorbells(c, q);
 	queue_reset_state(q);
@@ -627,10 +845,11 @@ static int alloc_queue(struct nvme_ctrl *c, struct nvme_queue *q, unsigned int q
 }
 
 /*
- * nvme_io2_start - nvme-noirq:PERCENT with MSI-X: a second I/O queue pair
- * (qid 2) on the I/O queue's vector whose CQ is created with IEN = 0, with
- * its own action ("nvme0q2") and expect token on that line; nvme_rw sends
- * the chosen share of commands through it. RETURNS 0 or an error.
+ * nvme_io2_start - nvme-noirq:PERCENT with MSI-X: one more I/O queue pair
+ * (qid nr_io + 1) on the first I/O queue's vector whose CQ is created with
+ * IEN = 0, with its own action ("nvme0q2" with one CPU) and expect token on
+ * that line; nvme_rw sends the chosen share of commands through it, from
+ * whichever CPU. RETURNS 0 or an error (-ENOSPC: no pair granted for it).
  */
 int nvme_io2_start(struct nvme_ctrl *c)
 {
@@ -638,9 +857,9 @@ int nvme_io2_start(struct nvme_ctrl *c)
 
 	if (c->io2_live)
 		return 0;
-	if (NVME_REG_DOORBELL + 6u * c->dstrd_bytes > c->pci->bar[0].size)
+	if (!c->io2_possible)
 		return -ENOSPC;
-	c->io2.vector = c->io.vector;
+	c->io2.vector = c->io[0].vector;
 	err = nvme_create_queue_pair(c, &c->io2, false);
 	if (err)
 		return err;
@@ -653,13 +872,17 @@ void nvme_io2_stop(struct nvme_ctrl *c)
 {
 	if (!c->io2_live)
 		return;
-	if (nvme_delete_queue_pair(c, &c->io2))
-		pr_warn("%s: deleting queue pair 2 failed\n", c->name);
+	if (nvme_queue_claim(&c->io2) == 0) {
+		if (nvme_delete_queue_pair(c, &c->io2))
+			pr_warn("%s: deleting queue pair %u failed\n", c->name, c->io2.qid);
+		c->io2_live = false;
+		nvme_queue_release(&c->io2);
+	}
+	c->io2_live = false;
 	if (c->io2.irq_requested)
 		free_irq((unsigned int)c->io2.line, &c->io2);
 	c->io2.irq_requested = false;
 	c->io2.expect = NULL;
-	c->io2_live = false;
 }
 
 /* ---- Probe ---------------------------------------------------------------------------------- */
@@ -730,8 +953,100 @@ static int setup_namespace(struct nvme_ctrl *c)
 	return nvme_blk_register(c);
 }
 
+/* doorbell_pairs - the highest queue ID whose two doorbells BAR0 holds at CAP.DSTRD. */
+static uint32_t doorbell_pairs(const struct nvme_ctrl *c)
+{
+	uint64_t size = c->pci->bar[0].size;
+
+	return (uint32_t)((size - NVME_REG_DOORBELL) / (2u * c->dstrd_bytes)) - 1;
+}
+
+static void format_cpus(uint32_t mask, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (unsigned int cpu = 0; cpu < NVME_MAX_IO_QUEUES && at < len; cpu++)
+		if (mask & (1u << cpu))
+			at += (size_t)ksnprintf(buf + at, len - at, "%s%u", at ? "," : "", cpu);
+}
+
+/*
+ * setup_io_queues - how many I/O pairs, which CPU uses which, their vectors
+ * and lines: one pair per online CPU, bounded by what the controller
+ * granted (@granted), the doorbells BAR0 holds, NVME_MAX_IO_QUEUES and,
+ * with MSI-X, one vector per pair after the admin queue's (@nvec). With
+ * fewer pairs than CPUs, CPU k (the k-th online) uses pair k mod nr_io;
+ * with one vector (MSI, INTx, a one-entry MSI-X table) every pair shares
+ * it and its line stays where it is. A pair with a vector of its own has
+ * its line's affinity set to its CPUs. RETURNS 0 or -ENOMEM.
+ */
+static int setup_io_queues(struct nvme_ctrl *c, uint16_t depth, unsigned int cpus, uint32_t granted, int nvec)
+{
+	bool own_vectors = pci_irq_mode(c->pci) == PCI_IRQ_MODE_MSIX && nvec >= 2;
+	uint32_t room = doorbell_pairs(c);
+	unsigned int nr = cpus, k = 0;
+	char list[24];
+
+	c->fewer_why = NULL;
+	if (granted < nr) {
+		nr = granted;
+		c->fewer_why = "the controller granted fewer (Set Features, Number of Queues)";
+	}
+	if (own_vectors && (unsigned int)(nvec - 1) < nr) {
+		nr = (unsigned int)(nvec - 1);
+		c->fewer_why = "fewer MSI-X vectors than CPUs (table size or the MSI layer's limit)";
+	}
+	if (room < nr) {
+		nr = room;
+		c->fewer_why = "BAR0 holds fewer doorbells";
+	}
+	if (nr > NVME_MAX_IO_QUEUES)
+		nr = NVME_MAX_IO_QUEUES;
+	if (nr < 1)
+		nr = 1;   /* check_cap made sure queue 1's doorbells are in BAR0 */
+	c->nr_io = nr;
+	for (unsigned int i = 0; i < nr; i++) {
+		if (alloc_queue(c, &c->io[i], i + 1, depth))
+			return -ENOMEM;
+		c->io[i].vector = own_vectors ? 1 + i : 0;
+	}
+	for (unsigned int cpu = 0; cpu < NVME_MAX_IO_QUEUES; cpu++) {
+		c->cpu_queue[cpu] = 0;
+		if (!smp_cpu_online(cpu))
+			continue;
+		c->cpu_queue[cpu] = (uint8_t)(k % nr);
+		c->io[k % nr].cpus |= 1u << cpu;
+		k++;
+	}
+	c->io2_possible = granted > nr && room > nr;
+	if (c->io2_possible && alloc_queue(c, &c->io2, nr + 1, depth))
+		return -ENOMEM;
+	for (unsigned int i = 0; i < nr && nvec > 0; i++) {
+		struct nvme_queue *q = &c->io[i];
+
+		setup_queue_irq(c, q);
+		format_cpus(q->cpus, list, sizeof(list));
+		if (own_vectors && q->line >= 0 && q->cpus) {
+			int err = irq_set_affinity((unsigned int)q->line, q->cpus);
+
+			if (err)
+				pr_warn("%s: line %d of %s stays where it is: affinity to CPU %s refused (%d)\n", c->name,
+					q->line, q->name, list, err);
+		}
+		pr_info("%s: %s: I/O queue %u for CPU %s, vector %u, line %d%s\n", c->name, q->name, q->qid, list,
+			q->vector, q->line, own_vectors ? "" : " (shared)");
+	}
+	if (c->fewer_why)
+		pr_warn("%s: %u I/O queue pair%s for %u CPUs (%s; %u granted, %d vector%s): CPUs share pairs, one command at a time each\n",
+			c->name, nr, nr == 1 ? "" : "s", cpus, c->fewer_why, granted, nvec, nvec == 1 ? "" : "s");
+	return 0;
+}
+
 static int probe(struct nvme_ctrl *c)
 {
+	unsigned int cpus = 0;
+	uint32_t granted;
 	uint16_t depth;
 	char bdf[8];
 	int err, n;
@@ -743,36 +1058,43 @@ static int probe(struct nvme_ctrl *c)
 		err = check_cap(c);
 	if (err)
 		return err;
+	for (unsigned int cpu = 0; cpu < NVME_MAX_IO_QUEUES; cpu++)
+		cpus += smp_cpu_online(cpu);
+	if (cpus < 1)
+		cpus = 1;
 	depth = NVME_CAP_MQES(c->cap) + 1 < NVME_QUEUE_DEPTH ? (uint16_t)(NVME_CAP_MQES(c->cap) + 1) : NVME_QUEUE_DEPTH;
-	c->prp_list = kmalloc_aligned(NVME_PAGE_SIZE, NVME_PAGE_SIZE);
 	c->identify = kmalloc_aligned(NVME_IDENTIFY_BYTES, NVME_PAGE_SIZE);
-	if (!c->prp_list || !c->identify || alloc_queue(c, &c->admin, 0, depth) || alloc_queue(c, &c->io, 1, depth) ||
-	    alloc_queue(c, &c->io2, 2, depth)) {
+	if (!c->identify || alloc_queue(c, &c->admin, 0, depth)) {
 		pr_err("%s: out of memory for queues\n", c->name);
 		return -ENOMEM;
 	}
-	n = pci_alloc_irq_vectors(c->pci, 1, 2, PCI_IRQ_MSIX | PCI_IRQ_MSI | PCI_IRQ_INTX);
+	/* The admin queue's vector, then one per CPU's I/O pair. */
+	n = pci_alloc_irq_vectors(c->pci, 1, (int)(1 + cpus), PCI_IRQ_MSIX | PCI_IRQ_MSI | PCI_IRQ_INTX);
 	c->nvec = n;
 	c->admin.vector = 0;
-	c->io.vector = n >= 2 ? 1 : 0;
 	err = enable(c);
 	if (err)
 		return err;
 	if (n > 0) {
 		setup_queue_irq(c, &c->admin);
-		setup_queue_irq(c, &c->io);
 		pci_msi_set_diagnose(c->pci, diagnose, c);
 	} else {
 		pr_warn("%s: no interrupt at all (%d): commands complete by the driver's own polling every %u ms\n",
 			c->name, n, (unsigned int)NVME_IRQ_WAIT_MS);
 	}
-	pr_info("%s: %s, CAP.TO %u ms, doorbell stride %u, queues of %u, interrupts: %s%s, lines %d/%d\n", c->name,
-		bdf_text(c->pci, bdf, sizeof(bdf)), c->ready_timeout_ms, c->dstrd_bytes, depth,
-		pci_irq_mode_name(pci_irq_mode(c->pci)), n >= 2 ? " per queue" : " shared by both queues",
-		c->admin.line, c->io.line);
-	err = set_queue_count(c);
-	if (!err)
-		err = identify_controller(c);
+	/* One pair more than CPUs: nvme-noirq:PERCENT's pair. */
+	granted = set_queue_count(c, cpus + 1);
+	c->queues_granted = granted;
+	err = setup_io_queues(c, depth, cpus, granted, n);
+	if (err) {
+		pr_err("%s: out of memory for queues\n", c->name);
+		return err;
+	}
+	pr_info("%s: %s, CAP.TO %u ms, doorbell stride %u, queues of %u, interrupts: %s%s, lines %d/%d, %u I/O queue pair%s\n",
+		c->name, bdf_text(c->pci, bdf, sizeof(bdf)), c->ready_timeout_ms, c->dstrd_bytes, depth,
+		pci_irq_mode_name(pci_irq_mode(c->pci)), n >= 2 ? " per queue" : " shared by all queues", c->admin.line,
+		c->io[0].line, c->nr_io, c->nr_io == 1 ? "" : "s");
+	err = identify_controller(c);
 	if (!err)
 		err = nvme_create_io_queues(c, true);
 	if (err)
@@ -813,10 +1135,12 @@ int nvme_init(void)
 static void print_queue(const struct nvme_queue *q)
 {
 	char why[REASON_TEXT] = "";
+	char list[24];
 
 	if (q->commands || q->stray || q->timeouts)
 		lost_reason(q, why, sizeof(why));
-	cprintf("  %s: %s queue %u, %u entries, line %d (vector %u)%s, CQ interrupts %s; commands %llu: %llu by interrupt or core poll, %llu found by the driver's wait (lost, max %llu us), %llu timed out, %llu failed, %llu stray completions dropped; latency avg %llu us max %llu us over %llu, unseen in the CQ at most %llu us\n",
+	format_cpus(q->cpus, list, sizeof(list));
+	cprintf("  %s: %s queue %u, %u entries, line %d (vector %u)%s, CQ interrupts %s; commands %llu: %llu by interrupt or core poll, %llu found by the driver's wait (lost, max %llu us), %llu timed out, %llu failed, %llu stray completions dropped; latency avg %llu us max %llu us over %llu, unseen in the CQ at most %llu us; CPUs %s, %llu claims waited for another CPU\n",
 		q->name, queue_kind(q), q->qid, q->depth, q->line, q->vector, q->irq_requested ? "" : " not requested",
 		q->cq_irq_enabled ? "enabled" : "DISABLED (IEN=0)", (unsigned long long)q->commands,
 		(unsigned long long)q->by_irq_or_poll, (unsigned long long)q->by_wait,
@@ -824,7 +1148,8 @@ static void print_queue(const struct nvme_queue *q)
 		(unsigned long long)q->errors, (unsigned long long)q->stray,
 		(unsigned long long)(q->lat_count ? q->lat_total_ns / q->lat_count / NSEC_PER_USEC : 0),
 		(unsigned long long)(q->lat_max_ns / NSEC_PER_USEC), (unsigned long long)q->lat_count,
-		(unsigned long long)(q->unnoticed_max_ns / NSEC_PER_USEC));
+		(unsigned long long)(q->unnoticed_max_ns / NSEC_PER_USEC), q->qid == 0 ? "any" : q->cpus ? list : "any (noirq share)",
+		(unsigned long long)q->claim_waits);
 }
 
 void nvme_print_state(const struct nvme_ctrl *c)
@@ -835,12 +1160,16 @@ void nvme_print_state(const struct nvme_ctrl *c)
 		bdf_text(c->pci, bdf, sizeof(bdf)), c->model, c->serial, c->dead ? " DEAD" : "",
 		pci_irq_mode_name(pci_irq_mode(c->pci)), c->nvec, c->nvec == 1 ? "" : "s", rd32(c, NVME_REG_INTMS), c->resets,
 		c->noirq ? ", nvme-noirq in force" : "");
+	cprintf("  I/O queue pairs: %u for %u CPU%s (%u granted by the controller)%s%s\n", c->nr_io, smp_num_cpus(),
+		smp_num_cpus() == 1 ? "" : "s", c->queues_granted, c->fewer_why ? ": fewer because " : "",
+		c->fewer_why ? c->fewer_why : "");
 	if (c->noirq_percent)
 		cprintf("  nvme-noirq: %u %% of I/O commands raise no interrupt (%s)\n", c->noirq_percent,
-			c->noirq_percent >= NVME_PERCENT_MAX ? (c->intms_masked ? "INTMS" : "the I/O CQ has IEN=0") :
-			c->io2_live ? "sent through queue pair 2, whose CQ has IEN=0" : "INTMS around each chosen command");
+			c->noirq_percent >= NVME_PERCENT_MAX ? (c->intms_masked ? "INTMS" : "the I/O CQs have IEN=0") :
+			c->io2_live ? "sent through the extra queue pair, whose CQ has IEN=0" : "INTMS around each chosen command");
 	print_queue(&c->admin);
-	print_queue(&c->io);
+	for (unsigned int i = 0; i < c->nr_io; i++)
+		print_queue(&c->io[i]);
 	if (c->io2_live)
 		print_queue(&c->io2);
 	if (c->blk_registered)
@@ -850,18 +1179,20 @@ void nvme_print_state(const struct nvme_ctrl *c)
 
 static void clear_queue_stats(struct nvme_queue *q)
 {
-	unsigned long flags = irq_save_flags();
+	unsigned long flags = spin_lock_irqsave(&q->lock);
 
 	q->commands = q->by_irq_or_poll = q->by_wait = q->timeouts = q->stray = q->errors = 0;
 	q->lost_reported = q->lost_unreported = 0;
 	q->lost_ns_max = q->lost_ns_total = 0;
 	q->lat_count = q->lat_total_ns = q->lat_max_ns = q->unnoticed_max_ns = 0;
-	irq_restore_flags(flags);
+	q->claim_waits = 0;
+	spin_unlock_irqrestore(&q->lock, flags);
 }
 
 void nvme_clear_stats(struct nvme_ctrl *c)
 {
 	clear_queue_stats(&c->admin);
-	clear_queue_stats(&c->io);
+	for (unsigned int i = 0; i < c->nr_io; i++)
+		clear_queue_stats(&c->io[i]);
 	clear_queue_stats(&c->io2);
 }

@@ -30,31 +30,46 @@
 #include <kernel/fault.h>
 #include <kernel/printk.h>
 
-/* noirq_all - the 100 % form: every I/O completion of the queue pair goes without an interrupt. */
+/* io_vectors - the interrupt vectors of the I/O queue pairs (bit n = vector n: INTMS's layout). */
+static uint32_t io_vectors(const struct nvme_ctrl *c)
+{
+	uint32_t v = 0;
+
+	for (unsigned int i = 0; i < c->nr_io; i++)
+		v |= 1u << (c->io[i].vector & 31u);
+	return v;
+}
+
+/* noirq_all - the 100 % form: every I/O completion of every I/O queue pair goes without an interrupt. */
 static int noirq_all(struct nvme_ctrl *c, bool on)
 {
 	int err;
 
 	if (pci_irq_mode(c->pci) == PCI_IRQ_MODE_MSIX) {
-		err = nvme_delete_io_queues(c);
-		if (!err)
-			err = nvme_create_io_queues(c, !on);
+		err = nvme_recreate_io_queues(c, !on);
 		if (err)
 			return err;
 		c->intms_masked = false;
-		pr_warn("fault: %s: I/O completion queue %u recreated with IEN=%u: its completions %s line %d\n", c->name,
-			c->io.qid, on ? 0 : 1, on ? "raise no interrupt on" : "interrupt again on", c->io.line);
+		for (unsigned int i = 0; i < c->nr_io; i++)
+			pr_warn("fault: %s: I/O completion queue %u recreated with IEN=%u: its completions %s line %d\n",
+				c->name, c->io[i].qid, on ? 0 : 1, on ? "raise no interrupt on" : "interrupt again on",
+				c->io[i].line);
 	} else {
-		mmio_write32(c->regs + (on ? NVME_REG_INTMS : NVME_REG_INTMC), 1u << c->io.vector);
+		uint32_t vectors = io_vectors(c);
+
+		mmio_write32(c->regs + (on ? NVME_REG_INTMS : NVME_REG_INTMC), vectors);
 		c->intms_masked = on;
-		pr_warn("fault: %s: INTMS %s interrupt vector %u (%s, line %d)%s\n", c->name, on ? "masks" : "unmasks",
-			c->io.vector, pci_irq_mode_name(pci_irq_mode(c->pci)), c->io.line,
-			on && c->io.vector == c->admin.vector ? ": the admin queue shares it and goes silent too" : "");
+		for (unsigned int v = 0; v < 32; v++)
+			if (vectors & (1u << v))
+				pr_warn("fault: %s: INTMS %s interrupt vector %u (%s, line %d)%s\n", c->name,
+					on ? "masks" : "unmasks", v, pci_irq_mode_name(pci_irq_mode(c->pci)),
+					v == c->admin.vector ? c->admin.line : c->io[0].line,
+					on && v == c->admin.vector ? ": the admin queue shares it and goes silent too" : "");
 	}
 	return 0;
 }
 
-/* noirq_share - PERCENT < 100: queue pair 2 with IEN=0 (MSI-X), or INTMS around chosen commands. */
+/* noirq_share - PERCENT < 100: the extra queue pair with IEN=0 (MSI-X), or INTMS around chosen commands. */
 static int noirq_share(struct nvme_ctrl *c, unsigned int percent)
 {
 	int err = 0;
@@ -63,11 +78,11 @@ static int noirq_share(struct nvme_ctrl *c, unsigned int percent)
 		err = nvme_io2_start(c);
 		if (err)
 			return err;
-		pr_warn("fault: %s: %u %% of I/O commands go through queue pair 2, whose completion queue has IEN=0 (line %d)\n",
-			c->name, percent, c->io2.line);
+		pr_warn("fault: %s: %u %% of I/O commands go through queue pair %u, whose completion queue has IEN=0 (line %d)\n",
+			c->name, percent, c->io2.qid, c->io2.line);
 	} else {
-		pr_warn("fault: %s: %u %% of I/O commands run with INTMS masking vector %u (%s, line %d)\n", c->name, percent,
-			c->io.vector, pci_irq_mode_name(pci_irq_mode(c->pci)), c->io.line);
+		pr_warn("fault: %s: %u %% of I/O commands run with INTMS masking their queue's vector (%s, line %d)\n", c->name,
+			percent, pci_irq_mode_name(pci_irq_mode(c->pci)), c->io[0].line);
 	}
 	return err;
 }

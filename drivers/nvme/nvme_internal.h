@@ -7,9 +7,19 @@
  * Flush, 6.9 Read, 6.15 Write). docs/nvme.md tells the story.
  *
  * The rules:
+ *  - One I/O queue pair per CPU (as many as the controller grants, its
+ *    MSI-X table allows and the BAR has doorbells for; CPUs share pairs
+ *    when there are fewer). A command goes to the pair of the CPU it is
+ *    issued on. Each pair has its own lock, command state, PRP list page,
+ *    expect token and, with MSI-X, vector, whose affinity is its CPU.
+ *  - A thread owns a queue for the whole of a command (queue_claim, under
+ *    the queue's lock; another CPU that wants the same queue halts until
+ *    it is released, bounded): one command in flight per queue, so two
+ *    CPUs never share a queue entry, a command ID or a PRP list.
  *  - One command in flight per queue, started by a thread. Its state
  *    (IDLE -> WAITING -> DONE, or -> ABANDONED on a time-out) changes only
- *    with interrupts off, so a completion is taken exactly once: by the
+ *    under the queue's lock (its handler may run on any CPU: the line's
+ *    affinity), so a completion is taken exactly once: by the
  *    interrupt handler, a kernel/irq poll of the line, or the waiting
  *    thread. A completion whose command ID is not the one WAITING (late
  *    after a time-out, duplicated, bogus) is counted and dropped: a
@@ -31,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <asm/spinlock.h>
 #include <drivers/pci.h>
 #include <irq/interrupt.h>
 #include <kernel/blk.h>
@@ -40,8 +51,11 @@
  */
 enum nvme_tunables {
 	NVME_MAX_CONTROLLERS = 2,      /* nvme0, nvme1: more than a test machine carries */
+	NVME_MAX_IO_QUEUES = 8,        /* I/O queue pairs: one per CPU, SMP_MAX_CPUS of them at most */
+	NVME_CLAIM_TIMEOUT_MS = 6000,  /* a CPU waits this long for a queue another CPU holds (a command
+					  holds it at most NVME_IO_TIMEOUT_MS, plus the reset's time) */
 	NVME_QUEUE_DEPTH = 64,         /* entries per queue (fewer if CAP.MQES says so); one is used at a time */
-	NVME_MAX_TRANSFER = 131072,    /* bytes per command: one PRP list page covers it; the shell's buffer size */
+	NVME_MAX_TRANSFER = 131072,    /* bytes per command: one PRP list page (per queue) covers it; the shell's buffer size */
 	NVME_ADMIN_TIMEOUT_MS = 5000,  /* an admin command that takes longer: the controller stopped answering */
 	NVME_IO_TIMEOUT_MS = 5000,     /* the same for I/O (Linux: 30 s; QEMU answers in microseconds) */
 	NVME_IRQ_WAIT_MS = 100,        /* the waiting thread looks at the queue itself after this long */
@@ -222,8 +236,15 @@ struct nvme_ctrl;
 
 struct nvme_queue {
 	struct nvme_ctrl *ctrl;
-	unsigned int qid;             /* 0 admin, 1 I/O */
+	unsigned int qid;             /* 0 admin, 1.. I/O (one per CPU), then the nvme-noirq:PERCENT pair */
 	char name[12];                /* "nvme0q1": the action's name in irqs */
+	spinlock_t lock;              /* the CQ, the command state and the claim: thread vs handler on any CPU */
+	volatile uint32_t owner;      /* CPU number + 1 of the thread that holds the queue (queue_claim), 0: free */
+	uint32_t claim_waiters;       /* CPUs halted waiting for the claim (bit n = CPU n): woken at release */
+	unsigned int waiter_cpu;      /* the CPU waiting for the command in flight (woken from a handler elsewhere) */
+	uint32_t cpus;                /* CPUs that submit here (bit n = CPU n) */
+	uint64_t *prp_list;           /* one page of PRP entries, for this queue's command in flight (I/O only) */
+	uint64_t claim_waits;         /* claims that found the queue held by another CPU */
 	volatile struct nvme_sqe *sq;
 	volatile struct nvme_cqe *cq;
 	uint16_t depth;               /* entries of each */
@@ -269,18 +290,25 @@ struct nvme_ctrl {
 	uint32_t nn;                  /* namespaces */
 	char serial[21], model[41], firmware[9];
 	int nvec;                     /* interrupt vectors given */
-	struct nvme_queue admin, io;
-	struct nvme_queue io2;        /* nvme-noirq:PERCENT with MSI-X: a second I/O pair whose CQ has IEN=0 */
+	struct nvme_queue admin;
+	struct nvme_queue io[NVME_MAX_IO_QUEUES];  /* the I/O pairs, qid 1..nr_io */
+	unsigned int nr_io;           /* I/O pairs in use (>= 1) */
+	uint8_t cpu_queue[NVME_MAX_IO_QUEUES];     /* CPU n submits to io[cpu_queue[n]] */
+	uint32_t queues_granted;      /* I/O queue pairs the controller granted (Set Features, FID 07h) */
+	const char *fewer_why;        /* why fewer pairs than CPUs, or NULL */
+	struct nvme_queue io2;        /* nvme-noirq:PERCENT with MSI-X: one more I/O pair whose CQ has IEN=0 */
+	bool io2_possible;            /* the controller granted a pair for it and BAR0 has its doorbells */
 	bool io2_live;                /* io2's queues exist and its action is requested */
 	unsigned int noirq_percent;   /* share of I/O commands that raise no interrupt (0: fault off) */
-	uint32_t io_seq;              /* I/O commands issued, for the fault's choice */
-	uint64_t *prp_list;           /* one page of PRP entries for the I/O queue */
+	uint32_t io_seq;              /* I/O commands issued, for the fault's choice (atomic: any CPU) */
 	uint8_t *identify;            /* 4 KiB buffer for identify data */
 	uint32_t nsid;
 	struct nvme_ns_info ns;
 	struct blk_dev blk;           /* "nvme0n1" */
 	bool blk_registered;
 	uint32_t resets;
+	volatile bool resetting;      /* a reset is recreating the queues: new commands fail with -EIO */
+	unsigned int reset_cpu;       /* the CPU running it */
 	bool noirq;                   /* nvme-noirq in force */
 	bool intms_masked;            /* ... done through INTMS (pin/MSI) */
 };
@@ -290,10 +318,14 @@ extern unsigned int nvme_ctrl_count;
 
 /* nvme_core.c */
 int nvme_exec(struct nvme_queue *q, struct nvme_sqe *cmd, unsigned int timeout_ms);
+int nvme_exec_claimed(struct nvme_queue *q, struct nvme_sqe *cmd, unsigned int timeout_ms);
+int nvme_queue_claim(struct nvme_queue *q);
+void nvme_queue_release(struct nvme_queue *q);
+struct nvme_queue *nvme_cpu_queue(struct nvme_ctrl *c);
 int nvme_rw(struct nvme_ctrl *c, bool write, uint64_t lba, uint32_t count, void *buf);
 int nvme_flush(struct nvme_ctrl *c);
 int nvme_create_io_queues(struct nvme_ctrl *c, bool cq_irq);
-int nvme_delete_io_queues(struct nvme_ctrl *c);
+int nvme_recreate_io_queues(struct nvme_ctrl *c, bool cq_irq);
 int nvme_create_queue_pair(struct nvme_ctrl *c, struct nvme_queue *q, bool cq_irq);
 int nvme_delete_queue_pair(struct nvme_ctrl *c, struct nvme_queue *q);
 int nvme_io2_start(struct nvme_ctrl *c);

@@ -90,6 +90,9 @@ struct blk_dev {
 	bool read_only;
 	bool removable;             /* nr_blocks may change; revalidate before use */
 	bool media_changed;         /* set by the driver: revalidate before the next request */
+	bool concurrent;            /* the driver's ops may run on several CPUs at once (NVMe: a queue per
+				       CPU): blk_read/blk_write/blk_flush call them directly, not through the
+				       device's request queue, which is one CPU's */
 	const struct blk_ops *ops;
 	void *driver_data;
 	/* Kept by the layer. */

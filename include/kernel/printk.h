@@ -11,6 +11,8 @@
 #define KERNEL_PRINTK_H
 
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 
 enum log_level {
 	LOG_EMERG = 0,  /* system is unusable (panic) */
@@ -29,6 +31,20 @@ int vprintk(int level, const char *fmt, va_list ap);
  * answers to a person. CONTEXT: any.
  */
 int cprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * cprintf_capture - from now on cprintf on THIS CPU appends to @cap
+ * instead of writing the console (NULL: the console again). `oncpu` runs a
+ * shell command on another CPU this way and prints what it wrote on CPU 0
+ * (kernel/cpu_work.c). Only the CPU itself writes its capture, so no lock;
+ * what does not fit is counted in @cap->dropped. printk is never captured.
+ */
+struct cprintf_capture {
+	char *buf;
+	size_t size, len;
+	uint32_t dropped;             /* bytes that did not fit */
+};
+void cprintf_capture(struct cprintf_capture *cap);
 
 #define pr_emerg(...) printk(LOG_EMERG, __VA_ARGS__)
 #define pr_err(...)   printk(LOG_ERR, __VA_ARGS__)

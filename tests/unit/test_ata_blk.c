@@ -336,6 +336,31 @@ static void a_failing_piece_ends_the_request_with_its_error_and_the_next_one_run
 	rd_free(rd);
 }
 
+/* A concurrent device (NVMe, a queue per CPU) is called directly: a read made while the
+ * request queue is running (another CPU's blk_run_queue) still reaches the driver, checked. */
+static void a_concurrent_device_is_called_directly_with_the_same_checks(void **state)
+{
+	struct ramdisk *rd = rd_registered("nvme0n1", 64);
+	uint8_t buf[4 * SECTOR];
+
+	(void)state;
+	rd->dev.concurrent = true;
+	rd->dev.running = true;      /* as if another CPU were in blk_run_queue */
+	assert_int_equal(blk_read(&rd->dev, 10, 4, buf), 0);
+	assert_int_equal(rd->ncalls, 1);
+	assert_int_equal(rd->calls[0].lba, 10);
+	assert_int_equal(blk_read(&rd->dev, DISK_BLOCKS - 1, 2, buf), -ERANGE);
+	assert_int_equal(rd->ncalls, 1);
+	assert_int_equal(rd->dev.stats.refused, 1);
+	assert_int_equal(rd->dev.stats.requests, 1);
+	assert_int_equal(rd->dev.stats.blocks_read, 4);
+	assert_null(rd->dev.queue_head);
+	rd->dev.concurrent = false;  /* the same read on a one-CPU device waits for the running queue */
+	assert_int_equal(blk_read(&rd->dev, 10, 4, buf), -EBUSY);
+	rd->dev.running = false;
+	rd_free(rd);
+}
+
 static void the_queue_is_bounded(void **state)
 {
 	struct ramdisk *rd = rd_registered("hda", 8);
@@ -533,6 +558,7 @@ int main(void)
 		cmocka_unit_test_setup(queued_requests_run_in_submission_order_and_complete_once, setup),
 		cmocka_unit_test_setup(a_failing_piece_ends_the_request_with_its_error_and_the_next_one_runs, setup),
 		cmocka_unit_test_setup(the_queue_is_bounded, setup),
+		cmocka_unit_test_setup(a_concurrent_device_is_called_directly_with_the_same_checks, setup),
 		cmocka_unit_test_setup(waiting_for_a_request_never_submitted_is_an_error, setup),
 		cmocka_unit_test_setup(unregistering_fails_what_is_still_queued, setup),
 		cmocka_unit_test_setup(a_removable_device_without_medium_says_so_and_revalidates_on_change, setup),
