@@ -77,9 +77,9 @@ IRQ_ALWAYS_INLINE irqreturn_t handle_irq_event(struct irq_desc *desc, unsigned l
 	 * atomic stores. run_clock_cpu is also IRQS_INPROGRESS's lock-free mirror.
 	 */
 	__atomic_store_n(&desc->run_is_poll, polled, __ATOMIC_RELAXED);
-	/* The run's clock (__irq_run_now): read when first needed. */
+	/* The run's clock (__irq_run_now): read when first needed, or the poll's own reading (irq_poll_line_at). */
 	__atomic_store_n(&desc->run_clock_cpu, irq_port_cpu_id() + 1, __ATOMIC_RELAXED);
-	desc->run_clock_ns = 0;
+	desc->run_clock_ns = polled ? desc->def.poll_clock_ns : 0;
 	/* Polls only: was the line's interrupt on its way before the handlers ran (irq_chip::irq_pending)? */
 	if (polled) {
 		if (!desc->def.poll_pending_sampled)  /* irq_poll_line asked already, just now */
@@ -251,7 +251,7 @@ static bool __irq_poll_defer(struct irq_desc *desc)
 	return true;
 }
 
-int irq_poll_line(struct irq_desc *desc)
+static int irq_poll_line_clock(struct irq_desc *desc, uint64_t now)
 {
 	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 	int ret;
@@ -269,7 +269,9 @@ int irq_poll_line(struct irq_desc *desc)
 		bool tr = irq_trace_enabled();
 
 		desc->status |= IRQS_POLLING;
+		desc->def.poll_clock_ns = now;  /* taken by this run alone: under the lock until it starts */
 		ret = tr ? __handle_irq_event_traced(desc, &flags) : __handle_irq_event(desc, &flags);
+		desc->def.poll_clock_ns = 0;
 		desc->status &= ~IRQS_POLLING;
 		if (desc->status & IRQS_PENDING)
 			desc->def.poll_raced++;  /* an interrupt came while the poll held the line */
@@ -283,20 +285,30 @@ int irq_poll_line(struct irq_desc *desc)
 	return ret;
 }
 
-int irq_poll_line_traced(struct irq_desc *desc, unsigned int why)
+int irq_poll_line(struct irq_desc *desc)
+{
+	return irq_poll_line_clock(desc, 0);
+}
+
+int irq_poll_line_at(struct irq_desc *desc, unsigned int why, uint64_t now_ns)
 {
 	unsigned int irq = desc->irq_data.irq, res;
 	int ret;
 
 	if (!irq_trace_enabled())
-		return irq_poll_line(desc);
+		return irq_poll_line_clock(desc, now_ns);
 	irq_trace_record(IRQ_TEV_POLL_START, irq, why, 0);
-	ret = irq_poll_line(desc);
+	ret = irq_poll_line_clock(desc, now_ns);
 	res = ret == IRQ_HANDLED ? IRQ_TPOLL_HANDLED : ret == IRQ_NONE ? IRQ_TPOLL_NONE
 	      : ret == -IRQ_EBUSY ? IRQ_TPOLL_BUSY : ret == -IRQ_ENOENT ? IRQ_TPOLL_NOACTION
 	      : ret == -IRQ_EAGAIN ? IRQ_TPOLL_DISABLED : ret == -IRQ_EINPROGRESS ? IRQ_TPOLL_DEFERRED : IRQ_TPOLL_OTHER;
 	irq_trace_record(IRQ_TEV_POLL_END, irq, res, 0);
 	return ret;
+}
+
+int irq_poll_line_traced(struct irq_desc *desc, unsigned int why)
+{
+	return irq_poll_line_at(desc, why, 0);
 }
 
 int irq_poll(unsigned int irq)

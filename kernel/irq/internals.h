@@ -244,6 +244,13 @@ struct irq_defence_line {
 	unsigned int watch_late_open;  /* watched actions with finds awaiting the late verdict (watch.c) */
 	struct irq_health_episode misroute; /* irqfixup claims work of this line on other lines' interrupts */
 	uint64_t fixup_last_ns;        /* the latest such claim (the misroute episode ends a window after) */
+	/*
+	 * No reminder (health.c) and no misroute end is due before this
+	 * (0: work it out at the next poll): a lower bound, lowered by every
+	 * episode that begins and worked out again by __irq_health_remind when
+	 * reached, so that the reminders cost a poll one compare.
+	 */
+	uint64_t remind_at_ns;
 	/* Written by the run's owner without the lock: */
 	uint64_t polled_claims;        /* polls of the line that some action claimed */
 	bool last_claim_by_poll;       /* whether the latest claimed run was a poll */
@@ -259,6 +266,7 @@ struct irq_defence_line {
 	uint64_t poll_raced;           /* interrupts that arrived while a poll ran the handlers: replayed after it (edge) or re-asserted (level) */
 	uint64_t defer_delivered;      /* stats.delivered + 1 at the latest such poll (0: none yet) */
 	bool poll_pending_sampled;     /* poll_pending_before was just asked by irq_poll_line */
+	uint64_t poll_clock_ns;        /* irq_poll_line_at's reading, for the run it starts (0: none) */
 	uint64_t fixup_claims;         /* unclaimed interrupts elsewhere that this line's handlers claimed (irqfixup) */
 	uint64_t fixup_rescues;        /* unclaimed interrupts of this line that irqfixup found a claimer for */
 };
@@ -296,7 +304,24 @@ struct irq_desc {
 	 */
 	uint32_t run_clock_cpu;
 	uint64_t run_clock_ns;
-	/* The counters are per CPU: irq_cpu_stats (above), irq_stat_inc(), __irq_stat_sum(). */
+	/*
+	 * The counters are per CPU: irq_cpu_stats (above), irq_stat_inc(), __irq_stat_sum().
+	 * Beside them, the line's unclaimed runs once more as one word
+	 * (irq_stat_inc counts both), for the late/lost verdict of expecting
+	 * (expect.c), which asks at every completion found by a poll whether
+	 * an unclaimed interrupt came since the last one: a change of this
+	 * word, where summing every CPU's slot took about 114 guest
+	 * instructions per ask (make prof-ata). Only compared for equality,
+	 * so its wrap at 2^32 matters only if exactly a multiple of 2^32
+	 * unclaimed runs came between two asks. Written by a run's owner or
+	 * under the lock (IRQ_STAT_UNHANDLED), which on free_irq's race (an
+	 * interrupt that finds no action while the last run still accounts)
+	 * may be two CPUs at once: a relaxed atomic add, so neither count is
+	 * lost. Relaxed is enough: the verdict reads it under the lock, and
+	 * needs no order against anything else (a count that lands just after
+	 * the read is seen by the next verdict, as an interrupt coming later).
+	 */
+	uint32_t unhandled_word;
 	/* Replays a pending edge from timer context (after enable_irq, or when
 	 * the replay loop hit IRQ_EDGE_REPLAY_LIMIT). Owned by handle.c. */
 	struct irq_port_timer resend_timer;
@@ -338,6 +363,8 @@ static inline __attribute__((always_inline)) void irq_stat_inc(struct irq_desc *
 	slot = &irq_cpu_stats[cpu & (IRQ_STAT_SLOTS - 1)][desc->irq_data.irq];
 	v = __atomic_load_n(&slot->n[which], __ATOMIC_RELAXED) + 1;
 	__atomic_store_n(&slot->n[which], v, __ATOMIC_RELAXED);
+	if (which == IRQ_STAT_UNHANDLED)  /* a constant at every call: the test is compiled away */
+		__atomic_fetch_add(&desc->unhandled_word, 1, __ATOMIC_RELAXED);  /* see struct irq_desc */
 	if (IRQ_STAT_FOLDS && __builtin_expect(v >> (sizeof(irq_stat_t) * 8 - 1), 0))
 		__irq_stat_fold(desc, slot, which, lock_held);
 }
@@ -347,6 +374,15 @@ void irq_stats_reset(void);
 
 /* __irq_stat_sum - counter @which of @desc over every CPU. Lock held. */
 uint64_t __irq_stat_sum(const struct irq_desc *desc, enum irq_stat which);
+
+/*
+ * __irq_unhandled_word - the line's unclaimed runs as one 32-bit word (see
+ * struct irq_desc): cheap to read, for comparing two readings only. CONTEXT: any.
+ */
+static inline uint32_t __irq_unhandled_word(const struct irq_desc *desc)
+{
+	return __atomic_load_n(&desc->unhandled_word, __ATOMIC_RELAXED);
+}
 
 /* The descriptor table (irqdesc.c). */
 extern struct irq_desc irq_descs[IRQ_NR_LINES];
@@ -533,6 +569,14 @@ int irq_poll_line(struct irq_desc *desc);
 
 /* irq_poll_line_traced - irq_poll_line between poll_start (@why: IRQ_TRACE_WHY_*) and poll_end events. */
 int irq_poll_line_traced(struct irq_desc *desc, unsigned int why);
+
+/*
+ * irq_poll_line_at - irq_poll_line_traced by a caller that has just read
+ * the clock (@now_ns, nonzero): the run's clock (__irq_run_now) starts from
+ * that reading instead of none, so the run's handlers read no clock for
+ * what needs the time of the poll (unexpect_irq of a completion it found).
+ */
+int irq_poll_line_at(struct irq_desc *desc, unsigned int why, uint64_t now_ns);
 
 /*
  * __irq_run_now - the time, for the owner of the line's current run the

@@ -120,8 +120,9 @@ struct irq_expect {
 	uint64_t latency_avg_ns;      /* moving average of interrupt-delivered latency (0: none yet) */
 	uint64_t first_poll_ns;       /* delay of the first poll after expect_irq while not verified */
 	uint64_t first_polled_ns;     /* when the first poll of the current expect ran */
+	uint32_t first_hits;          /* completions found by the first poll since it last missed (irq_expect_learn_poll) */
 	uint32_t verified_poll_ns;    /* delay of the safety poll while verified (0: slow poll only) */
-	uint64_t claim_unhandled;     /* the line's unclaimed interrupts when a poll took the latest completion */
+	uint32_t claim_unhandled;     /* the line's unclaimed interrupts (__irq_unhandled_word) when a poll took the latest completion */
 	uint64_t claim_elapsed_ns;    /* how long after expect_irq that poll found it */
 	uint32_t nr_good;             /* good deliveries towards the verify goal */
 	uint32_t learn_skip;          /* verified: completions since the latest one learned (expect_verified_learn_every) */

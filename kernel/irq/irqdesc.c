@@ -37,6 +37,7 @@ static void irq_desc_reset(struct irq_desc *desc, unsigned int irq)
 	desc->unbalanced_enables = 0;
 	desc->bad_line_enables = 0;
 	desc->run_is_poll = false;
+	desc->unhandled_word = 0;
 	irq_desc_timers_init(desc);
 	desc->def = (struct irq_defence_line){ 0 };
 }

@@ -301,7 +301,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	unsigned int walked;
 	unsigned long flags;
 	uint64_t now, want, late;
-	int found = irq_poll_line_traced(desc, chain->why);
+	int found = irq_poll_line_at(desc, chain->why, poll_ns);  /* read just before it (irq_poll_timer_expired) */
 	bool again, deferred;
 	uint32_t gen;
 
@@ -327,7 +327,8 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 		for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 			__irq_expect_mark_polled(a, poll_ns);
 	}
-	__irq_health_remind(desc, now);
+	if (now >= def->remind_at_ns)  /* a reminder or a misroute's end may be due (health.c) */
+		__irq_health_remind(desc, now);
 	gen = __irq_poll_want_gen(desc);
 	want = __irq_poll_want(desc, now);
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
@@ -387,8 +388,13 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 		irq_port_unlock_irqrestore(&desc->lock, flags);
 		return;
 	}
-	/* Due by the time the timer was armed early for (__irq_poll_arm), as the polls below. */
-	__irq_flood_poll_due(desc, now, now + desc->def.poll_late_ns);
+	/*
+	 * Due by the time the timer was armed early for (__irq_poll_arm), as
+	 * the polls below. Only a line off for flooding or under its re-enable
+	 * test has anything due (the function's own first tests).
+	 */
+	if (desc->def.flood_off || desc->def.flood_testing)
+		__irq_flood_poll_due(desc, now, now + desc->def.poll_late_ns);
 	/* With the host's tick, the tick looks at the verified tokens (tick_look.c). */
 	if (irq_policy()->expect_verified_recheck_ns && !irq_tick_look_on(irq_policy()) && __irq_expect_any_verified(desc))
 		__irq_poll_verified_look(desc, now);

@@ -167,14 +167,20 @@ static void tick_run_hrtimers(uint64_t now)
 		time_core.stats.budget_cuts++;
 }
 
-/* Program one-shot @dev for the earliest hrtimer. */
+/*
+ * Program one-shot @dev for the earliest hrtimer. The time by the
+ * lock-free read (ktime_get_ns_fast, the same value bit for bit): an event
+ * has just accumulated the clock (tick_oneshot_event's ktime_get_ns), so a
+ * second accumulation here only cost kernel/time's lock again, about 40
+ * guest instructions per timer event (make prof-ata).
+ */
 static int tick_program_next(struct clock_event_device *dev)
 {
 	const struct hrtimer *first = hrtimer_queue_first(&time_core.hrq);
 
 	if (!first)
 		return 0;
-	return clockevent_program(dev, first->expires_ns, ktime_get_ns());
+	return clockevent_program(dev, first->expires_ns, ktime_get_ns_fast());
 }
 
 static bool tick_is_oneshot(void)
