@@ -123,6 +123,14 @@ void irq_tick(uint64_t now)
 			irq_tick_release_lines();
 		return;
 	}
+	/*
+	 * Most ticks find the set empty (a disk's line is in it only while a
+	 * command is out or was since the last tick): say so before the
+	 * exchange. A line put in after this load is looked at next tick, as
+	 * one put in after the loop's load below would be.
+	 */
+	if (!irq_tick_wanted())
+		return;
 	if (__atomic_exchange_n(&irq_tick_busy, 1, __ATOMIC_ACQUIRE))
 		return;
 	for (w = 0; w < IRQ_TICK_WORDS; w++) {
