@@ -575,8 +575,11 @@ int irq_poll_line_traced(struct irq_desc *desc, unsigned int why);
  * the clock (@now_ns, nonzero): the run's clock (__irq_run_now) starts from
  * that reading instead of none, so the run's handlers read no clock for
  * what needs the time of the poll (unexpect_irq of a completion it found).
+ * With @held (not NULL) it returns with the line's lock still held, its
+ * irq_port_lock_irqsave flags in *@held: for a caller that takes the lock
+ * next anyway (the poll timer's bookkeeping after the poll).
  */
-int irq_poll_line_at(struct irq_desc *desc, unsigned int why, uint64_t now_ns);
+int irq_poll_line_at(struct irq_desc *desc, unsigned int why, uint64_t now_ns, unsigned long *held);
 
 /*
  * __irq_run_now - the time, for the owner of the line's current run the

@@ -301,12 +301,12 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	unsigned int walked;
 	unsigned long flags;
 	uint64_t now, want, late;
-	int found = irq_poll_line_at(desc, chain->why, poll_ns);  /* read just before it (irq_poll_timer_expired) */
+	/* Read just before it (irq_poll_timer_expired); back with the lock held, which the bookkeeping needs. */
+	int found = irq_poll_line_at(desc, chain->why, poll_ns, &flags);
 	bool again, deferred;
 	uint32_t gen;
 
 	now = irq_port_now_ns();
-	flags = irq_port_lock_irqsave(&desc->lock);
 	def->last_poll_ns = now;
 	/* A real poll: the recheck (expect.c) counts from here no more. */
 	__atomic_store_n(&def->recheck_word, 0, __ATOMIC_SEQ_CST);
