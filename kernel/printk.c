@@ -150,14 +150,17 @@ void cprintf_capture(struct cprintf_capture *cap)
 	capture[smp_processor_id() % SMP_MAX_CPUS] = cap;
 }
 
+/* Interrupts off: a handler's cprintf on this CPU meanwhile must not append into the middle. */
 static void capture_append(struct cprintf_capture *cap, const char *s, size_t n)
 {
+	unsigned long flags = irq_save_flags();
 	size_t room = cap->len < cap->size ? cap->size - cap->len : 0;
 	size_t take = n < room ? n : room;
 
 	memcpy(cap->buf + cap->len, s, take);
 	cap->len += take;
 	cap->dropped += (uint32_t)(n - take);
+	irq_restore_flags(flags);
 }
 
 int cprintf(const char *fmt, ...)

@@ -3,18 +3,20 @@
  * `fault=` and `inject`): the controller completes I/O commands and posts
  * their completions, but raises no interrupt for them, for real:
  *
- *   MSI-X   the I/O queue pair is deleted and created again with the
- *           completion queue's interrupts disabled (CREATE I/O CQ with
- *           IEN = 0, NVMe 1.4 5.3): the controller never signals that
- *           queue's vector. INTMS does not apply to MSI-X (3.1.3).
- *   MSI, INTx  INTMS masks the I/O queue's interrupt vector at the
+ *   MSI-X   every I/O queue pair (one per CPU) is deleted and created
+ *           again with the completion queue's interrupts disabled (CREATE
+ *           I/O CQ with IEN = 0, NVMe 1.4 5.3), all pairs claimed
+ *           meanwhile: the controller never signals those queues'
+ *           vectors. INTMS does not apply to MSI-X (3.1.3).
+ *   MSI, INTx  INTMS masks the I/O queues' interrupt vector at the
  *           controller (NVMe 1.4 3.1.3); with one vector the admin
  *           queue's completions go silent too.
  *
  * `nvme-noirq:PERCENT` (below 100) loses that share of I/O completions,
  * chosen by a hash of the command number: with MSI-X the chosen commands
- * go through a second I/O queue pair whose CQ has IEN = 0 (its own action
- * "nvme0q2" on the same line); with MSI or INTx the vector is masked in
+ * go through one more I/O queue pair, after the per-CPU ones, whose CQ has
+ * IEN = 0 (its own action, "nvme0q2" with one CPU, on the first pair's
+ * line); with MSI or INTx the vector is masked in
  * INTMS from before the doorbell until the completion was taken.
  *
  * The data stays right because every command is expected: the core's

@@ -12,10 +12,11 @@
 
 /*
  * nvme_init - find every NVMe controller on PCI, reset and enable it, set
- * up its admin and I/O queues and interrupts (MSI-X, MSI or INTx), and
+ * up its admin queue, an I/O queue pair per online CPU (fewer if the
+ * controller grants fewer) and interrupts (MSI-X, MSI or INTx), and
  * register namespace 1 as block device nvmeXn1. Prints what it found and
- * every refusal. CONTEXT: boot, after pci_routing and irq_defences_start,
- * interrupts on. RETURNS the number of controllers in use.
+ * every refusal. CONTEXT: boot, after pci_routing, irq_defences_start and smp_init
+ * (the CPUs online then get the pairs), interrupts on. RETURNS the number of controllers in use.
  */
 int nvme_init(void);
 

@@ -251,9 +251,14 @@ static bool __irq_poll_defer(struct irq_desc *desc)
 	return true;
 }
 
-static int irq_poll_line_clock(struct irq_desc *desc, uint64_t now)
+/*
+ * irq_poll_line with the run's clock from @now (0: none). With @locked the
+ * caller holds the lock (*@locked: its flags) and holds it again after;
+ * without, it is taken and let go here.
+ */
+static int irq_poll_line_clock(struct irq_desc *desc, uint64_t now, unsigned long *locked)
 {
-	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
+	unsigned long flags = locked ? *locked : irq_port_lock_irqsave(&desc->lock);
 	int ret;
 
 	if (desc->status & IRQS_INPROGRESS) {
@@ -281,24 +286,27 @@ static int irq_poll_line_clock(struct irq_desc *desc, uint64_t now)
 		else
 			__irq_finish_pending(desc, &flags);
 	}
-	irq_port_unlock_irqrestore(&desc->lock, flags);
+	if (locked)
+		*locked = flags;
+	else
+		irq_port_unlock_irqrestore(&desc->lock, flags);
 	return ret;
 }
 
 int irq_poll_line(struct irq_desc *desc)
 {
-	return irq_poll_line_clock(desc, 0);
+	return irq_poll_line_clock(desc, 0, NULL);
 }
 
-int irq_poll_line_at(struct irq_desc *desc, unsigned int why, uint64_t now_ns)
+int irq_poll_line_at(struct irq_desc *desc, unsigned int why, uint64_t now_ns, unsigned long *locked)
 {
 	unsigned int irq = desc->irq_data.irq, res;
 	int ret;
 
 	if (!irq_trace_enabled())
-		return irq_poll_line_clock(desc, now_ns);
+		return irq_poll_line_clock(desc, now_ns, locked);
 	irq_trace_record(IRQ_TEV_POLL_START, irq, why, 0);
-	ret = irq_poll_line_clock(desc, now_ns);
+	ret = irq_poll_line_clock(desc, now_ns, locked);
 	res = ret == IRQ_HANDLED ? IRQ_TPOLL_HANDLED : ret == IRQ_NONE ? IRQ_TPOLL_NONE
 	      : ret == -IRQ_EBUSY ? IRQ_TPOLL_BUSY : ret == -IRQ_ENOENT ? IRQ_TPOLL_NOACTION
 	      : ret == -IRQ_EAGAIN ? IRQ_TPOLL_DISABLED : ret == -IRQ_EINPROGRESS ? IRQ_TPOLL_DEFERRED : IRQ_TPOLL_OTHER;
@@ -308,7 +316,7 @@ int irq_poll_line_at(struct irq_desc *desc, unsigned int why, uint64_t now_ns)
 
 int irq_poll_line_traced(struct irq_desc *desc, unsigned int why)
 {
-	return irq_poll_line_at(desc, why, 0);
+	return irq_poll_line_at(desc, why, 0, NULL);
 }
 
 int irq_poll(unsigned int irq)

@@ -575,8 +575,13 @@ int irq_poll_line_traced(struct irq_desc *desc, unsigned int why);
  * the clock (@now_ns, nonzero): the run's clock (__irq_run_now) starts from
  * that reading instead of none, so the run's handlers read no clock for
  * what needs the time of the poll (unexpect_irq of a completion it found).
+ * With @locked (not NULL) the caller holds the line's lock, its
+ * irq_port_lock_irqsave flags in *@locked, and holds it again on return
+ * (the run in between lets go of it as any run does): for the poll timer,
+ * whose bookkeeping before and after the poll needs the lock anyway, one
+ * lock round per poll instead of three.
  */
-int irq_poll_line_at(struct irq_desc *desc, unsigned int why, uint64_t now_ns);
+int irq_poll_line_at(struct irq_desc *desc, unsigned int why, uint64_t now_ns, unsigned long *locked);
 
 /*
  * __irq_run_now - the time, for the owner of the line's current run the

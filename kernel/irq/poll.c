@@ -292,21 +292,22 @@ struct irq_poll_chain {
  * which just took the next command, is due any moment. At most
  * IRQ_POLL_RERUN_MAX in a row. The next poll is worked out once per poll
  * and the timer armed only when the run ends (a rerun used to arm it and
- * cancel it again). RETURNS whether to poll again now.
+ * cancel it again). Lock held (*@flags), on return too. RETURNS whether
+ * to poll again now.
  */
-static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct irq_poll_chain *chain)
+static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct irq_poll_chain *chain,
+				unsigned long *flags)
 {
 	struct irq_defence_line *def = &desc->def;
 	struct irqaction *a;
 	unsigned int walked;
-	unsigned long flags;
 	uint64_t now, want, late;
-	int found = irq_poll_line_at(desc, chain->why, poll_ns);  /* read just before it (irq_poll_timer_expired) */
+	/* @poll_ns read just before it (irq_poll_timer_expired); lock held before and after. */
+	int found = irq_poll_line_at(desc, chain->why, poll_ns, flags);
 	bool again, deferred;
 	uint32_t gen;
 
 	now = irq_port_now_ns();
-	flags = irq_port_lock_irqsave(&desc->lock);
 	def->last_poll_ns = now;
 	/* A real poll: the recheck (expect.c) counts from here no more. */
 	__atomic_store_n(&def->recheck_word, 0, __ATOMIC_SEQ_CST);
@@ -361,7 +362,6 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	} else {
 		__irq_poll_arm(desc, want, now, gen);
 	}
-	irq_port_unlock_irqrestore(&desc->lock, flags);
 	return again;
 }
 
@@ -415,10 +415,10 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	desc->def.polls++;
 	__atomic_store_n(&desc->def.timer_poll_running, true, __ATOMIC_SEQ_CST);
 	chain.why = irq_trace_enabled() ? __irq_poll_why(desc, now) : 0;
-	irq_port_unlock_irqrestore(&desc->lock, flags);
-
-	while (irq_poll_timer_poll(desc, now, &chain))
+	/* The polls take the lock over as it is: the run lets go of it while the handlers run. */
+	while (irq_poll_timer_poll(desc, now, &chain, &flags))
 		now = irq_port_now_ns();
+	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 
 bool irq_fixup_try_others(struct irq_desc *desc)
