@@ -170,9 +170,14 @@ class Guest:
     # -- end ----------------------------------------------------------------
     def wait_exit(self, timeout=60):
         try:
-            return self.proc.wait(timeout)
+            rc = self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             raise GuestTimeout(f"QEMU still running after {timeout} s")
+        # QEMU's last output may still sit in the pipe: the reader thread ends at its EOF, and
+        # only then is self.log whole (a test that read it at once missed the panic message).
+        self.reader.join(10)
+        self.err_reader.join(10)
+        return rc
 
     def kill(self):
         if self.proc.poll() is None:
