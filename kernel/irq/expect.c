@@ -589,6 +589,32 @@ static void irq_expect_learn_poll(struct irq_expect *exp, const struct irq_polic
 	exp->first_poll_ns = irq_expect_clamp(first, p->expect_first_poll_min_ns, p->expect_first_poll_max_ns);
 }
 
+/*
+ * The token's good deliveries are all worn off by lost ones: it distrusts
+ * the line, and from now on the poll delivers. Its first poll sat at
+ * expect_latency_mult times the typical latency, far enough not to take
+ * completions from working interrupts; now it starts at the typical
+ * latency itself, and irq_expect_learn_poll's steps move it from there (to
+ * about the 90th percentile). Left at three times it, a PIO disk losing
+ * every other command waited about 140 us per block for a completion that
+ * was there after 20 (ata-drop:50, a trace of one lost command: first polls
+ * at 142, 137, 133 ... 103 us). Not at the first loss of a verified token:
+ * at 1 % loss that stole every other completion from the interrupts, and
+ * the stolen ones' verdicts wore the token down to distrust (the simulator's
+ * flaky-device case). Only ever earlier, as the interrupts' own learning
+ * is while the token distrusts. Lock held.
+ */
+static void irq_expect_first_poll_on_distrust(struct irq_expect *exp, const struct irq_policy *p)
+{
+	uint64_t typical = irq_expect_clamp(exp->latency_avg_ns, p->expect_first_poll_min_ns, p->expect_first_poll_max_ns);
+
+	if (!p->expect_latency_poll || !exp->latency_avg_ns || typical >= irq_load_u64(&exp->first_poll_ns))
+		return;
+	/* Read by the poll timer on another CPU (irq_load_u64). */
+	irq_store_u64(&exp->first_poll_ns, typical);
+	exp->first_hits = 0;
+}
+
 /* IRQ_EXPECT_TIMEOUT_COST: a time-out costs every good delivery. */
 #define IRQ_EXPECT_TIMEOUT_COST UINT32_MAX
 
@@ -607,6 +633,7 @@ static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, uint
 	st = __atomic_fetch_and(&exp->state, ~(uint32_t)IRQ_EXP_VERIFIED, __ATOMIC_ACQ_REL);
 	if (exp->nr_good || (st & IRQ_EXP_DISTRUSTED) || !action)
 		return;
+	irq_expect_first_poll_on_distrust(exp, irq_policy());
 	__atomic_or_fetch(&exp->state, IRQ_EXP_DISTRUSTED, __ATOMIC_RELEASE);
 	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_DISTRUSTED, irq_trace_id(exp));
 	__irq_health_begin(desc, action, &action->health, IRQ_HEALTH_LOST_EXPECT,
@@ -866,7 +893,17 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 				at = recheck ? recheck_at : last + p->poll_slow_ns;
 			else
 				continue;
-		} else if (st & IRQ_EXP_VERIFIED) {
+		} else if ((st & IRQ_EXP_VERIFIED) && !(st & IRQ_EXP_CLAIM)) {
+			/*
+			 * Verified, and no completion found by a poll awaits its
+			 * verdict. With one awaiting it (the tick or a safety poll
+			 * just found one: a lost interrupt, or a late one) the token
+			 * is polled as an unverified one below, at its first-poll
+			 * delay: left to the tick, the next block of a PIO disk
+			 * whose interrupts had just gone waited a whole tick more
+			 * (ata-drop:50: two tick-found blocks, about 1 ms each, at
+			 * the start of every lost command).
+			 */
 			uint64_t safety = irq_expect_verified_delay(e, p);
 
 			if (safety == p->poll_slow_ns)

@@ -61,6 +61,10 @@ static inline int sim_case_teardown(void **state)
 	SIM_CASE_PROFILE(fn, IRQ_POLICY_IRQKIT, "irqkit"), \
 	SIM_CASE_PROFILE(fn, IRQ_POLICY_TEJUN2010, "tejun2010"), \
 	SIM_CASE_PROFILE(fn, IRQ_POLICY_MAINLINE, "mainline")
+/* One case per profile that has IRQ expecting (mainline has none: nothing to run there). */
+#define SIM_CASES_PER_EXPECTING_PROFILE(fn) \
+	SIM_CASE_PROFILE(fn, IRQ_POLICY_IRQKIT, "irqkit"), \
+	SIM_CASE_PROFILE(fn, IRQ_POLICY_TEJUN2010, "tejun2010")
 /* A case that runs with the irqkit profile only. */
 #define SIM_CASE(fn) { #fn, fn, sim_case_setup, sim_case_teardown, NULL }
 
