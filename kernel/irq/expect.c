@@ -482,11 +482,20 @@ static void irq_expect_learn_latency(struct irq_expect *exp, const struct irq_po
  */
 static bool irq_expect_count_good(struct irq_expect *exp, const struct irq_policy *p, uint32_t st)
 {
-	/* Room above the goal lets one good delivery undo one accidental polled one. */
 	/* 32-bit: the table's counts are small, and this runs for every completion (64-bit math costs i686). */
-	if (exp->nr_good < (uint32_t)p->expect_verify_goal + (uint32_t)p->expect_bad_factor - 1)
+	uint32_t base = (uint32_t)p->expect_verify_goal, goal = exp->verify_goal > base ? exp->verify_goal : base;
+
+	/* Room above the goal lets one good delivery undo one accidental polled one. */
+	if (exp->nr_good < goal + (uint32_t)p->expect_bad_factor - 1)
 		exp->nr_good++;
-	return !(st & IRQ_EXP_VERIFIED) && exp->nr_good >= p->expect_verify_goal;
+	if (!(st & IRQ_EXP_VERIFIED))
+		return exp->nr_good >= goal;
+	/* A verified spell as long as the raised goal: the line's trouble is over, the goal halves. */
+	if (goal > base && ++exp->verified_good >= goal) {
+		exp->verify_goal = goal / 2;
+		exp->verified_good = 0;
+	}
+	return false;
 }
 
 static bool irq_expect_note_good(struct irq_expect *exp, const struct irq_policy *p, uint32_t st, uint64_t latency)
@@ -528,6 +537,7 @@ static void __irq_expect_verified(struct irq_desc *desc, struct irq_expect *exp,
 
 	__atomic_or_fetch(&exp->state, IRQ_EXP_VERIFIED, __ATOMIC_RELEASE);
 	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_VERIFIED, irq_trace_id(exp));
+	exp->verified_good = 0;
 	__atomic_and_fetch(&exp->state, ~(uint32_t)(IRQ_EXP_DISTRUSTED | IRQ_EXP_QUICK), __ATOMIC_RELEASE);
 	exp->nr_samples = 0;
 	exp->nr_quick = 0;
@@ -615,6 +625,28 @@ static void irq_expect_first_poll_on_distrust(struct irq_expect *exp, const stru
 	exp->first_hits = 0;
 }
 
+/*
+ * The token distrusts its line again: its verify goal doubles, up to
+ * expect_verify_goal_max, and halves back after each verified spell as
+ * long as the goal (irq_expect_count_good). A line that loses interrupts
+ * in bursts (QEMU ata-drop:50 loses whole commands at random) otherwise
+ * came back to verified after every two good commands (32 blocks), and
+ * the first block of its next lost command waited for the tick (about
+ * 1 ms) where a distrusting token's poll finds it after about 20 us; each
+ * flip was announced, too. The good count is the token's own, as nr_good:
+ * written here under the lock and by unexpect_irq's lock-free path, which
+ * the driver's own completion order keeps apart (one expect at a time).
+ * Lock held.
+ */
+static void irq_expect_goal_on_distrust(struct irq_expect *exp, const struct irq_policy *p)
+{
+	uint32_t base = (uint32_t)p->expect_verify_goal, max = (uint32_t)p->expect_verify_goal_max;
+	uint32_t goal = exp->verify_goal > base ? exp->verify_goal : base;
+
+	exp->verify_goal = goal * 2 < max ? goal * 2 : max > base ? max : base;
+	exp->verified_good = 0;
+}
+
 /* IRQ_EXPECT_TIMEOUT_COST: a time-out costs every good delivery. */
 #define IRQ_EXPECT_TIMEOUT_COST UINT32_MAX
 
@@ -634,6 +666,7 @@ static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, uint
 	if (exp->nr_good || (st & IRQ_EXP_DISTRUSTED) || !action)
 		return;
 	irq_expect_first_poll_on_distrust(exp, irq_policy());
+	irq_expect_goal_on_distrust(exp, irq_policy());
 	__atomic_or_fetch(&exp->state, IRQ_EXP_DISTRUSTED, __ATOMIC_RELEASE);
 	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_DISTRUSTED, irq_trace_id(exp));
 	__irq_health_begin(desc, action, &action->health, IRQ_HEALTH_LOST_EXPECT,

@@ -125,6 +125,8 @@ struct irq_expect {
 	uint32_t claim_unhandled;     /* the line's unclaimed interrupts (__irq_unhandled_word) when a poll took the latest completion */
 	uint64_t claim_elapsed_ns;    /* how long after expect_irq that poll found it */
 	uint32_t nr_good;             /* good deliveries towards the verify goal */
+	uint32_t verify_goal;         /* this token's verify goal (0: the profile's): doubled by each distrust, up to expect_verify_goal_max */
+	uint32_t verified_good;       /* good deliveries since it was last verified (a spell of verify_goal halves the goal) */
 	uint32_t learn_skip;          /* verified: completions since the latest one learned (expect_verified_learn_every) */
 	uint32_t nr_samples;          /* polled deliveries judged for quick mode (tejun2010) */
 	uint32_t nr_quick;            /* of those, found by the first poll */

@@ -175,6 +175,8 @@
 	  "expect_irq/unexpect_irq poll the line (mainline has no expecting)") \
 	T(expect_verify_goal,      32,                  256,                 0, \
 	  "good deliveries until a token is verified") \
+	T(expect_verify_goal_max,  1024,                256,                 0, \
+	  "each time a token distrusts its line its verify goal doubles, up to this; a verified spell as long as the goal halves it again (the goal itself: no back-off)") \
 	T(expect_bad_factor,       8,                   10,                  0, \
 	  "good deliveries one polled delivery costs") \
 	T(expect_quick_samples,    0,                   1024,                0, \

@@ -1067,6 +1067,59 @@ static void the_block_after_a_tick_found_loss_is_polled_at_the_first_poll_delay(
 	sim_dev_detach(&d);
 }
 
+/*
+ * A line that loses its interrupts in bursts: 16 operations lost, 48
+ * fine, twenty times over (QEMU's ata-drop:50 loses whole commands of 16
+ * blocks at random). With a fixed verify goal (32) the token came back to
+ * verified in every fine spell, and the next burst's first loss waited for
+ * the tick or the safety poll; every flip was announced. The goal doubles
+ * at each distrust (expect_verify_goal_max), so after the first burst the
+ * token stays distrusting: at most two flips back to verified; twenty
+ * without the back-off. Healthy again for long, the goal comes down (a
+ * verified spell as long as the goal halves it).
+ */
+static void a_line_losing_interrupts_in_bursts_stays_distrusted(void **state)
+{
+	const struct irq_policy *p;
+	struct sim_dev d = pio_disk();
+	unsigned int burst, verified = 0;
+	uint64_t guard, until;
+	bool was = false;
+
+	p = sim_case_start(state, NULL);
+	assert_true(p->expect_verify_goal_max > p->expect_verify_goal);  /* irqkit only */
+	d.latency_ns = PIO_LATENCY_NS;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	sim_run_for(VERIFIED_OPS * op_time(&d));
+	assert_true(d.exp->state & IRQ_EXP_VERIFIED);
+	for (burst = 0; burst < 20; burst++) {
+		d.loss_ppm = SIM_PPM;
+		for (until = d.ops + 16, guard = 0; d.ops < until && guard < 1000000; guard++)
+			sim_run_for(10 * SIM_US);
+		d.loss_ppm = 0;
+		for (until = d.ops + 48, guard = 0; d.ops < until && guard < 1000000; guard++) {
+			bool now = d.exp->state & IRQ_EXP_VERIFIED;
+
+			verified += now && !was;
+			was = now;
+			sim_run_for(10 * SIM_US);
+		}
+		was = d.exp->state & IRQ_EXP_VERIFIED;
+	}
+	print_message("%s: 20 bursts of 16 lost among 48 fine: verified again %u times; goal now %u\n", p->name, verified,
+		      (unsigned int)d.exp->verify_goal);
+	assert_true(verified <= 2);
+	assert_int_equal(d.double_completions, 0);
+	assert_int_equal(d.timeouts, 0);
+	/* Healthy for long: the goal halves back to the profile's. */
+	sim_run_for(4 * p->expect_verify_goal_max * op_time(&d));
+	assert_true(d.exp->state & IRQ_EXP_VERIFIED);
+	assert_true(d.exp->verify_goal <= p->expect_verify_goal);
+	sim_dev_detach(&d);
+}
+
 static void lost_interrupts_are_announced_once_and_recovery_too(void **state)
 {
 	const struct irq_policy *p;
@@ -1376,6 +1429,7 @@ int main(void)
 		SIM_CASES_PER_PROFILE(a_lost_jittery_device_gets_few_empty_polls),
 		SIM_CASE(a_distrusted_token_polls_first_at_the_learned_latency),
 		SIM_CASE(the_block_after_a_tick_found_loss_is_polled_at_the_first_poll_delay),
+		SIM_CASE(a_line_losing_interrupts_in_bursts_stays_distrusted),
 		SIM_CASES_PER_EXPECTING_PROFILE(a_distrusted_token_verifies_again_soon_after_its_interrupts_return),
 		SIM_CASE(a_driver_timeout_distrusts_the_line_at_once),
 		SIM_CASE(unexpect_without_expect_is_reported_rate_limited_and_ignored),
