@@ -476,10 +476,6 @@ static void irq_expect_learn_latency(struct irq_expect *exp, const struct irq_po
 		irq_store_u64(&exp->first_poll_ns, first);
 }
 
-/*
- * One more good delivery (by interrupt, or late) after @latency.
- * RETURNS whether the token has just reached its verify goal.
- */
 /* A verified spell as long as the raised goal @goal: the line's trouble is over, the goal halves. */
 static void __attribute__((noinline)) irq_expect_goal_relax(struct irq_expect *exp, uint32_t goal)
 {
@@ -490,6 +486,8 @@ static void __attribute__((noinline)) irq_expect_goal_relax(struct irq_expect *e
 }
 
 /*
+ * One more good delivery (by interrupt, or late).
+ * RETURNS whether the token has just reached its verify goal.
  * Inline: unexpect_irq's lock-free path calls it for every completion of
  * a verified token (out of line it cost 28 guest instructions per healthy
  * ATA block, make prof-ata); the raised goal's rare work is out of line.
@@ -669,6 +667,7 @@ static void irq_expect_goal_on_distrust(struct irq_expect *exp, const struct irq
  */
 static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, uint32_t cost, uint64_t now)
 {
+	const struct irq_policy *p;
 	struct irqaction *action = exp->action;
 	bool timedout = cost == IRQ_EXPECT_TIMEOUT_COST;
 	uint32_t st;
@@ -677,8 +676,9 @@ static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, uint
 	st = __atomic_fetch_and(&exp->state, ~(uint32_t)IRQ_EXP_VERIFIED, __ATOMIC_ACQ_REL);
 	if (exp->nr_good || (st & IRQ_EXP_DISTRUSTED) || !action)
 		return;
-	irq_expect_first_poll_on_distrust(exp, irq_policy());
-	irq_expect_goal_on_distrust(exp, irq_policy());
+	p = irq_policy();
+	irq_expect_first_poll_on_distrust(exp, p);
+	irq_expect_goal_on_distrust(exp, p);
 	__atomic_or_fetch(&exp->state, IRQ_EXP_DISTRUSTED, __ATOMIC_RELEASE);
 	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_DISTRUSTED, irq_trace_id(exp));
 	__irq_health_begin(desc, action, &action->health, IRQ_HEALTH_LOST_EXPECT,

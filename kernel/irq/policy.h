@@ -253,7 +253,7 @@
 	T(storm_max_claimed,       1500,                0,                   0, \
 	  "interrupts in one storm window (claimed, or mixed with unclaimed ones that make no flood) above which the line is throttled (0: no claimed-storm defence)") \
 	T(storm_window_ns,         10 * IRQ_POLICY_MS,  0,                   0, \
-	  "storm window: the claimed interrupts of this long are counted (ns)") \
+	  "storm window: the interrupts of this long are counted, claimed or not (ns)") \
 	T(storm_poll_ns,           1 * IRQ_POLICY_MS,   0,                   0, \
 	  "a throttled line is masked and its handlers polled this often, never more (ns)") \
 	T(storm_slow_grace_ns,     100 * IRQ_POLICY_MS, 0,                   0, \

@@ -420,12 +420,14 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 	 * cost a healthy disk 70 instructions per interrupt, mostly 64-bit
 	 * compares against the profile's values). It only counts, and only
 	 * while irq_flood_quick_set's limits say the full path would do
-	 * nothing else: no window or segment has ended by time, the segment
-	 * is not complete and the storm bound is not passed. So the result is
-	 * the full path's, interrupt for interrupt (for a run clock that does not go back). The profile's generation:
-	 * a relaxed load, as the profile pointer itself is read; an interrupt
-	 * that runs while another CPU switches profiles may count by the old
-	 * one, as if it had come just before the switch.
+	 * nothing else: no segment has ended by time, the segment is not
+	 * complete and the storm bound is not passed; a storm window that has
+	 * ended it starts anew itself. So the result is the full path's,
+	 * interrupt for interrupt (for a run clock that does not go back).
+	 * The profile's generation: a relaxed load, as the profile pointer
+	 * itself is read; an interrupt that runs while another CPU switches
+	 * profiles may count by the old one, as if it had come just before
+	 * the switch.
 	 */
 	if (ret == IRQ_HANDLED && now < seg->quick_until_ns && seg->samples + 1 < seg->quick_samples &&
 	    seg->quick_gen == __atomic_load_n(&__irq_switches.gen, __ATOMIC_RELAXED)) {

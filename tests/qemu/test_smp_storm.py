@@ -63,6 +63,18 @@ def write_and_check(g, seed, lba, count, image):
     return zlib.crc32(image)
 
 
+def flood_line_14_on(g, cpu):
+    """`inject spurious-flood:14` with line 14 on @cpu: the IPIs go there and the flood is off
+    within FLOOD_MAX_INTERRUPTS. RETURNS the log offset of the injection."""
+    start = len(g.log)
+    out = g.command("inject spurious-flood:14")
+    assert "IPIs on vector 0x3e (line 14" in out and f"(now CPU {cpu})" in out, out
+    g.wait_for(r"irq 14: \d+ of \d+ interrupts unclaimed in \d+ ms", 20, start)
+    trip = next(m for m in TRIP_RX.finditer(g.log, start) if m.group(1) == "14")
+    assert int(trip.group(3)) <= FLOOD_MAX_INTERRUPTS, trip.group(0)
+    return start
+
+
 def test_a_flood_on_cpu1_leaves_cpu0_working_and_is_contained(guest_factory, tmp_path):
     path = str(tmp_path / "disk.img")
     original = diskimg.make_random_image(path, DISK_BYTES, seed=161)
@@ -71,12 +83,7 @@ def test_a_flood_on_cpu1_leaves_cpu0_working_and_is_contained(guest_factory, tmp
     sectors = DISK_BYTES // SECTOR
     g = boot(guest_factory, path, accel=MT_ACCEL)
     before = per_cpu_14(g)
-    start = len(g.log)
-    out = g.command("inject spurious-flood:14")
-    assert "IPIs on vector 0x3e (line 14" in out and "(now CPU 1)" in out, out
-    g.wait_for(r"irq 14: \d+ of \d+ interrupts unclaimed in \d+ ms", 20, start)
-    trip = next(m for m in TRIP_RX.finditer(g.log, start) if m.group(1) == "14")
-    assert int(trip.group(3)) <= FLOOD_MAX_INTERRUPTS, trip.group(0)
+    start = flood_line_14_on(g, 1)
     assert re.search(r'irq 14: "ata0".*flood of unclaimed interrupts: line disabled', g.log[start:])
     # CPU 0 works while CPU 1 takes the flood: the shell, the clock, the disk (by polling).
     timecheck_ok(g)
@@ -124,12 +131,7 @@ def test_with_four_cpus_a_flood_on_cpu3_stays_there_and_follows_the_line_round_a
     sectors = disk_bytes // SECTOR
     g = boot(guest_factory, path, smp=4, cpu=3, accel=MT_ACCEL)
     before = per_cpu_row(g, "0x3e", 14, 4)
-    start = len(g.log)
-    out = g.command("inject spurious-flood:14")
-    assert "IPIs on vector 0x3e (line 14" in out and "(now CPU 3)" in out, out
-    g.wait_for(r"irq 14: \d+ of \d+ interrupts unclaimed in \d+ ms", 20, start)
-    trip = next(m for m in TRIP_RX.finditer(g.log, start) if m.group(1) == "14")
-    assert int(trip.group(3)) <= FLOOD_MAX_INTERRUPTS, trip.group(0)
+    flood_line_14_on(g, 3)
     timecheck_ok(g)
     assert kernel_crc(g, f"ata crc 0 {sectors}", 120) == want
     during = per_cpu_row(g, "0x3e", 14, 4)

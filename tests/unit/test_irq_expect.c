@@ -986,6 +986,34 @@ static void a_lost_jittery_device_gets_few_empty_polls(void **state)
 }
 
 /*
+ * The device of the lossy-line cases below: a 30 us PIO disk, verified over
+ * VERIFIED_OPS operations (the case runs that far); every interrupt after
+ * them is lost when @then_lost.
+ */
+static void start_verified_pio_disk(struct sim_dev *d, bool then_lost)
+{
+	d->latency_ns = PIO_LATENCY_NS;
+	if (then_lost) {
+		d->loss_change_after_ops = VERIFIED_OPS;
+		d->loss_ppm_after = SIM_PPM;
+	}
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(d), 0);
+	sim_dev_start(d, 0);
+	sim_run_for(VERIFIED_OPS * op_time(d));
+	assert_true(d->exp->state & IRQ_EXP_VERIFIED);
+}
+
+/* Run in 10 us steps until *@count reaches @target (bounded: a stuck device fails the case's next check). */
+static void run_until(const uint64_t *count, uint64_t target)
+{
+	uint64_t guard;
+
+	for (guard = 0; *count < target && guard < 1000000; guard++)
+		sim_run_for(10 * SIM_US);
+}
+
+/*
  * A verified device whose interrupts then all go: once its good count is
  * worn off (the token distrusts the line), the poll is what delivers, and
  * the first poll starts from the typical latency learned while interrupts
@@ -1000,25 +1028,17 @@ static void a_distrusted_token_polls_first_at_the_learned_latency(void **state)
 {
 	const struct irq_policy *p;
 	struct sim_dev d = pio_disk();
-	uint64_t c0, lat0, n, mean, guard;
+	uint64_t c0, lat0, n, mean;
 
 	p = sim_case_start(state, NULL);
-	d.latency_ns = PIO_LATENCY_NS;
-	d.loss_change_after_ops = VERIFIED_OPS;
-	d.loss_ppm_after = SIM_PPM;
-	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
-	assert_int_equal(sim_dev_attach(&d), 0);
-	sim_dev_start(&d, 0);
-	sim_run_for(VERIFIED_OPS * op_time(&d));
 	assert_true(p->expect_latency_poll);  /* irqkit only: tejun2010 polls at fixed rates, mainline not at all */
+	start_verified_pio_disk(&d, true);
 	/* Past the losses that wear the good count off (the first found by the tick). */
-	for (guard = 0; d.by_poll < 12 && guard < 100000; guard++)
-		sim_run_for(10 * SIM_US);
+	run_until(&d.by_poll, 12);
 	assert_true(d.exp->state & IRQ_EXP_DISTRUSTED);
 	c0 = d.by_poll;
 	lat0 = d.poll_latency_sum_ns;
-	for (guard = 0; d.by_poll < c0 + 20 && guard < 100000; guard++)
-		sim_run_for(10 * SIM_US);
+	run_until(&d.by_poll, c0 + 20);
 	n = d.by_poll - c0;
 	assert_true(n >= 20);
 	mean = (d.poll_latency_sum_ns - lat0) / n;
@@ -1042,24 +1062,15 @@ static void the_block_after_a_tick_found_loss_is_polled_at_the_first_poll_delay(
 {
 	const struct irq_policy *p;
 	struct sim_dev d = pio_disk();
-	uint64_t lat1, guard;
+	uint64_t lat1;
 
 	p = sim_case_start(state, NULL);
-	d.latency_ns = PIO_LATENCY_NS;
-	d.loss_change_after_ops = VERIFIED_OPS;
-	d.loss_ppm_after = SIM_PPM;
-	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
-	assert_int_equal(sim_dev_attach(&d), 0);
-	sim_dev_start(&d, 0);
-	sim_run_for(VERIFIED_OPS * op_time(&d));
 	assert_true(irq_tick_look_on(p));  /* irqkit only: the others have no tick look */
-	assert_true(d.exp->state & IRQ_EXP_VERIFIED);
-	for (guard = 0; d.by_poll < 1 && guard < 100000; guard++)
-		sim_run_for(10 * SIM_US);
+	start_verified_pio_disk(&d, true);
+	run_until(&d.by_poll, 1);
 	assert_int_equal(d.by_poll, 1);
 	lat1 = d.poll_latency_sum_ns;
-	for (guard = 0; d.by_poll < 2 && guard < 100000; guard++)
-		sim_run_for(10 * SIM_US);
+	run_until(&d.by_poll, 2);
 	assert_int_equal(d.by_poll, 2);
 	print_message("%s: first lost block found %llu us after its start (the tick), the second %llu us\n", p->name,
 		      (unsigned long long)(lat1 / SIM_US), (unsigned long long)((d.poll_latency_sum_ns - lat1) / SIM_US));
@@ -1088,17 +1099,12 @@ static void a_line_losing_interrupts_in_bursts_stays_distrusted(void **state)
 
 	p = sim_case_start(state, NULL);
 	assert_true(p->expect_verify_goal_max > p->expect_verify_goal);  /* irqkit only */
-	d.latency_ns = PIO_LATENCY_NS;
-	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
-	assert_int_equal(sim_dev_attach(&d), 0);
-	sim_dev_start(&d, 0);
-	sim_run_for(VERIFIED_OPS * op_time(&d));
-	assert_true(d.exp->state & IRQ_EXP_VERIFIED);
+	start_verified_pio_disk(&d, false);
 	for (burst = 0; burst < 20; burst++) {
 		d.loss_ppm = SIM_PPM;
-		for (until = d.ops + 16, guard = 0; d.ops < until && guard < 1000000; guard++)
-			sim_run_for(10 * SIM_US);
+		run_until(&d.ops, d.ops + 16);
 		d.loss_ppm = 0;
+		/* 48 fine operations, noting each return to verified. */
 		for (until = d.ops + 48, guard = 0; d.ops < until && guard < 1000000; guard++) {
 			bool now = d.exp->state & IRQ_EXP_VERIFIED;
 
