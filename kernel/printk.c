@@ -35,6 +35,14 @@ static uint32_t log_head;             /* total bytes ever written; index = head 
 static bool at_line_start = true;
 static uint32_t messages_suppressed;
 
+/* The shell's line in progress (printk_input_*); written under printk_lock only. */
+static struct {
+	const char *prompt;           /* NULL: no line is being typed */
+	char line[PRINTK_INPUT_MAX];
+	size_t len;
+	bool shown;                   /* the prompt and line are on the console's current line */
+} input;
+
 /* Pause loops a printk waits for another CPU's message before printing anyway (~0.1-1 s). */
 #define PRINTK_LOCK_MAX_SPINS 10000000u
 #define PRINTK_NO_OWNER 0xFFFFFFFFu
@@ -111,6 +119,78 @@ static void emit(const char *s, size_t len, bool to_console)
 	}
 }
 
+/* Before a message reaches the console: end the shown input line, so the message starts a line. */
+static void input_hide(void)
+{
+	if (input.prompt && input.shown) {
+		console_write("\n", 1);
+		input.shown = false;
+	}
+}
+
+/*
+ * After it: the prompt and what was typed so far, where the person left them. Not at once after
+ * each message (a report of several lines would repeat the line between them) but when the
+ * shell next looks for input (printk_input_refresh) or echoes a keystroke.
+ */
+static void input_show(void)
+{
+	if (input.prompt && !input.shown && at_line_start) {
+		console_write(input.prompt, strlen(input.prompt));
+		console_write(input.line, input.len);
+		input.shown = true;
+	}
+}
+
+void printk_input_begin(const char *prompt)
+{
+	unsigned long flags;
+	bool taken = printk_lock_take(&flags);
+
+	input.prompt = prompt;
+	input.len = 0;
+	console_write(prompt, strlen(prompt));
+	input.shown = true;
+	printk_unlock(taken, flags);
+}
+
+void printk_input_refresh(void)
+{
+	unsigned long flags;
+	bool taken = printk_lock_take(&flags);
+
+	input_show();
+	printk_unlock(taken, flags);
+}
+
+void printk_input_echo(const char *echo, size_t n, const char *line, size_t len)
+{
+	unsigned long flags;
+	bool taken = printk_lock_take(&flags);
+
+	if (len > sizeof(input.line))
+		len = sizeof(input.line);
+	memcpy(input.line, line, len);
+	input.len = len;
+	if (input.shown)
+		console_write(echo, n);
+	else
+		input_show();   /* a message hid it: showing the line again shows this keystroke too */
+	printk_unlock(taken, flags);
+}
+
+void printk_input_end(const char *echo, size_t n)
+{
+	unsigned long flags;
+	bool taken = printk_lock_take(&flags);
+
+	input_show();
+	console_write(echo, n);
+	input.prompt = NULL;
+	at_line_start = true;
+	printk_unlock(taken, flags);
+}
+
 int vprintk(int level, const char *fmt, va_list ap)
 {
 	char buf[PRINTK_LINE_MAX];
@@ -124,6 +204,8 @@ int vprintk(int level, const char *fmt, va_list ap)
 		buf[len - 1] = '\n';   /* a truncated message still ends its line */
 	}
 	taken = printk_lock_take(&flags);
+	if (level <= console_loglevel)
+		input_hide();
 	emit(buf, len, level <= console_loglevel);
 	if (level > console_loglevel)
 		messages_suppressed++;
@@ -184,6 +266,7 @@ int cprintf(const char *fmt, ...)
 		return n;
 	}
 	taken = printk_lock_take(&flags);
+	input_hide();
 	console_write(buf, (size_t)n);
 	if (n)
 		at_line_start = buf[n - 1] == '\n';

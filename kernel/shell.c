@@ -16,7 +16,7 @@
 #include <kernel/shell_cmds.h>
 #include <kernel/work.h>
 
-#define SHELL_LINE_MAX 160      /* characters per command line */
+#define SHELL_LINE_MAX PRINTK_INPUT_MAX   /* characters per command line (redrawn after a message) */
 #define SHELL_PROMPT   "irqkit> "
 #define CH_BACKSPACE   0x08
 #define CH_DELETE      0x7F
@@ -63,14 +63,6 @@ int shell_execute(char *line)
 	return -ENOENT;
 }
 
-static void echo(const char *s, size_t n)
-{
-	unsigned long flags = irq_save_flags();
-
-	console_write(s, n);
-	irq_restore_flags(flags);
-}
-
 /* read_line - collect one line with simple editing. RETURNS its length. */
 static size_t read_line(char *buf, size_t cap)
 {
@@ -86,33 +78,34 @@ static size_t read_line(char *buf, size_t cap)
 				cpu_sti();   /* queued by an interrupt since: run it first */
 				continue;
 			}
+			printk_input_refresh();   /* a message hid the line: show it again */
 			smp_idle_halt();   /* sti; hlt atomically, counted as this CPU's idle time */
 			cpu_sti();
 			continue;
 		}
 		cpu_sti();
 		if (c == '\r' || c == '\n') {
-			echo("\n", 1);
+			printk_input_end("\n", 1);
 			buf[len] = 0;
 			return len;
 		} else if (c == CH_BACKSPACE || c == CH_DELETE) {
 			if (len) {
 				len--;
-				echo("\b \b", 3);
+				printk_input_echo("\b \b", 3, buf, len);
 			}
 		} else if (c == CH_CTRL_U || c == CH_CTRL_C) {
 			while (len) {
 				len--;
-				echo("\b \b", 3);
+				printk_input_echo("\b \b", 3, buf, len);
 			}
 			if (c == CH_CTRL_C) {
-				echo("^C\n", 3);
+				printk_input_end("^C\n", 3);
 				buf[0] = 0;
 				return 0;
 			}
 		} else if (c >= ' ' && c < CH_DELETE && len + 1 < cap) {
 			buf[len++] = (char)c;
-			echo((const char *)&c, 1);
+			printk_input_echo((const char *)&c, 1, buf, len);
 		}
 	}
 }
@@ -123,7 +116,7 @@ void shell_run(void)
 
 	pr_info("shell: ready; type `help` for the commands\n");
 	for (;;) {
-		echo(SHELL_PROMPT, sizeof(SHELL_PROMPT) - 1);
+		printk_input_begin(SHELL_PROMPT);
 		if (read_line(line, sizeof(line)))
 			shell_execute(line);
 	}

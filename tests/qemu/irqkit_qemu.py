@@ -32,6 +32,48 @@ EXIT_HALT = (0x13 << 1) | 1
 PROMPT = "irqkit> "
 TIMESTAMP = re.compile(r"^\[\s*\d+\.\d{6}\] ")
 
+LOG_LINE = re.compile(r"\[\s*\d+\.\d{6}\] [^\n]*\n")
+# A message while a line is typed: the shown line ends, the message, the prompt again (kernel/printk.c).
+REDRAW = re.compile(r"\n(?:\[\s*\d+\.\d{6}\] [^\n]*\n)+" + re.escape(PROMPT))
+
+
+def _line_shown(typed):
+    """The line a person sees after typing @typed (the shell echoes an erased character as "\\b \\b")."""
+    shown = []
+    i = 0
+    while i < len(typed):
+        if typed.startswith("\b \b", i):
+            if shown:
+                shown.pop()
+            i += 3
+        else:
+            shown.append(typed[i])
+            i += 1
+    return "".join(shown)
+
+
+def typed_echo(text):
+    """@text (serial output) as the shell echoed it, without the kernel's log lines. A message that
+    comes while a line is typed ends the shown line and is followed by the prompt and the line so
+    far (printk_input_*): that line break and the repeated line are taken out too, so the echo
+    reads as it was typed."""
+    out, pos = "", 0
+    while True:
+        m = REDRAW.search(text, pos)
+        if not m:
+            break
+        out += text[pos:m.start()]
+        i = out.rfind(PROMPT)
+        typed = out[i + len(PROMPT):] if i >= 0 else "\n"
+        shown = _line_shown(typed)
+        if "\n" not in typed and text.startswith(shown, m.end()):
+            pos = m.end() + len(shown)          # the line shown again: the typing goes on after it
+        else:
+            out += "\n"                        # a message before a fresh prompt: keep the prompt
+            pos = m.end() - len(PROMPT)
+    return LOG_LINE.sub("", out + text[pos:])
+
+
 # Every Guest started in the current test, so a failing test can show their logs.
 live_guests = []
 

@@ -1,7 +1,8 @@
 """Shell commands whose end is recognised by their own output, for tests that run while the
-kernel logs asynchronously (a storm's re-enable tests, USB enumeration): a log line printed
-while the shell echoes the command splits the echo, so Guest.command(), which waits for the
-echo, can miss it. run() instead waits for a pattern of the command's last output line."""
+kernel logs asynchronously (a storm's re-enable tests, USB enumeration). A log line printed while
+the shell echoes a command no longer splits the echo (the kernel shows the typed line again after
+it, kernel/printk.c), but run() does not rely on the echo at all: it waits for a pattern of the
+command's last output line."""
 import re
 
 from irqkit_qemu import PROMPT

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from irqkit_qemu import Guest
+from irqkit_qemu import Guest, typed_echo
 
 HOLD_MS = 20            # each key is held this long (two 10 ms polls of QEMU's usb-kbd)
 KEY_TIMEOUT = 10        # s: a key that does not echo within this is lost
@@ -59,15 +59,14 @@ def clear_line(g):
     press(g, [{"type": "qcode", "data": "ctrl"}, {"type": "qcode", "data": "u"}])
 
 
-LOG_LINE = re.compile(r"\[\s*\d+\.\d{6}\] [^\n]*\n")
 BOUND_RX = (r"usb-kbd0: boot keyboard on (\w+) port 1 \(interface 0, endpoint 0x81 every "
             r"(\d+) ms\), repeat after 500 ms at 30/s\n")
 
 
 def echoed(g, start):
-    """What the console printed since @start without the kernel's log lines, which may
-    land in the middle of the shell's echo (a `watch` report, say)."""
-    return LOG_LINE.sub("", g.log[start:])
+    """What the shell echoed since @start without the kernel's log lines, which may come
+    while a line is typed (a `watch` report, say)."""
+    return typed_echo(g.log[start:])
 
 
 def wait_echo(g, pattern, start, timeout=60):
