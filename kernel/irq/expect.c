@@ -814,6 +814,25 @@ void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now)
 	desc->def.poll_claims_open = 0;
 }
 
+/*
+ * A completion came by interrupt while the poll timer waited for a safety
+ * delay the tick armed it for (expect_tick_arms): take the timer back, so
+ * that a healthy busy line pays a lock round per tick at most, not a timer
+ * event. Out of line: the lock-free path only tests the hint. No clock
+ * read: the time handed on is the arming tick's, at most a tick old, which
+ * __irq_poll_want uses only for irqpoll's first wish and the arm's clamp
+ * (a wish already due then fires at once either way).
+ */
+static void __attribute__((noinline)) irq_expect_tick_disarm(struct irq_desc *desc)
+{
+	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
+
+	__atomic_store_n(&desc->def.tick_armed, false, __ATOMIC_RELAXED);
+	__irq_poll_want_moved(desc);
+	__irq_poll_reschedule(desc, desc->def.tick_arm_ns);
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+}
+
 void unexpect_irq(struct irq_expect *exp, bool timedout)
 {
 	const struct irq_policy *p;
@@ -855,6 +874,8 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 			/* After every change the poll time depends on (see expect_irq). */
 			__irq_poll_want_moved(desc);
 			__irq_poll_want_change_end(desc);
+			if (__atomic_load_n(&desc->def.tick_armed, __ATOMIC_RELAXED))
+				irq_expect_tick_disarm(desc);
 			return;
 		}
 		now = __irq_run_now(desc);
@@ -862,6 +883,8 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 		if (!irq_expect_note_good(exp, p, st, elapsed)) {
 			__irq_poll_want_moved(desc);
 			__irq_poll_want_change_end(desc);
+			if (__atomic_load_n(&desc->def.tick_armed, __ATOMIC_RELAXED))
+				irq_expect_tick_disarm(desc);
 			return;
 		}
 		verify = true;
@@ -1042,7 +1065,8 @@ void __irq_expect_age(struct irq_desc *desc, struct irqaction *action)
 	}
 }
 
-bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uint64_t now, bool *keep)
+bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uint64_t now, bool *keep,
+			    uint64_t *soon)
 {
 	const struct irq_policy *p = irq_policy();
 	struct irq_expect *e;
@@ -1066,8 +1090,12 @@ bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uin
 		if ((st & (IRQ_EXP_EXPECTING | IRQ_EXP_FIRST_POLL)) == IRQ_EXP_EXPECTING) {
 			uint64_t started = irq_load_u64(&e->started_ns);
 
-			if (now >= started && now - started >= irq_expect_verified_delay(e, p))
+			uint64_t delay = irq_expect_verified_delay(e, p), at = started + delay;
+
+			if (now >= started && at <= now)
 				due = true;
+			else if (delay < irq_expect_gap_max(p) && (!*soon || at < *soon))
+				*soon = at;  /* not at the cap: a slow device's tail may still be running then */
 		}
 	}
 	__irq_expect_age(desc, action);
