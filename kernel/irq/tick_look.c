@@ -25,7 +25,9 @@
  *     safety poll found the device busy (gaps doubling), the slow poll.
  *
  *   - a verified token expecting at a tick whose safety delay ends before
- *     the next tick has the line's poll timer armed for that moment
+ *     the next tick has the line's poll timer armed for that moment (for
+ *     a delay at its cap, a tick period minus the token's typical latency
+ *     after expect_irq: __irq_expect_tick_look)
  *     (expect_tick_arms; def.tick_due_ns again); a completion by
  *     interrupt before then takes the timer back (unexpect_irq): a lock
  *     round per busy tick at most, and a timer event only for a loss.
