@@ -111,8 +111,8 @@ static void print_health(void)
 				(unsigned long long)h.poll_beat, (unsigned long long)(h.poll_runs - h.poll_found),
 				(unsigned long long)h.poll_deferred);
 		if (h.tick_looks)
-			cprintf("  line %u: the tick looked at its verified expects %llu times, %llu found one past its safety delay, %llu armed the poll timer for one due before the next tick; poll-timer expiries %llu, %llu of them polled nothing\n",
-				irq, (unsigned long long)h.tick_looks, (unsigned long long)h.tick_polls, (unsigned long long)h.tick_arms,
+			cprintf("  line %u: the tick looked at its verified expects %llu times, %llu found one past its safety delay; poll-timer expiries %llu, %llu of them polled nothing\n",
+				irq, (unsigned long long)h.tick_looks, (unsigned long long)h.tick_polls,
 				(unsigned long long)(h.polls + h.poll_skips), (unsigned long long)h.poll_skips);
 		if (h.poll_busy || h.poll_raced)
 			cprintf("  line %u: poll against interrupt: %llu polls found the handlers running, %llu interrupts came during a poll and were replayed\n",

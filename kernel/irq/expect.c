@@ -462,7 +462,7 @@ static void irq_expect_learn_latency(struct irq_expect *exp, const struct irq_po
 		avg += (latency - avg) >> IRQ_EXPECT_LATENCY_SHIFT;
 	else
 		avg -= (avg - latency) >> IRQ_EXPECT_LATENCY_SHIFT;
-	irq_store_u64(&exp->latency_avg_ns, avg);  /* read by the tick's look without this path's order */
+	exp->latency_avg_ns = avg;
 	if (p->expect_verified_mult)
 		__atomic_store_n(&exp->verified_poll_ns,
 				 (uint32_t)irq_expect_clamp(avg * p->expect_verified_mult, p->expect_verified_min_ns,
@@ -814,28 +814,6 @@ void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now)
 	desc->def.poll_claims_open = 0;
 }
 
-/*
- * A completion came by interrupt while the poll timer waited for a safety
- * delay the tick armed it for (expect_tick_arms): take the timer back, so
- * that a healthy busy line pays a lock round per tick at most, not a timer
- * event. Out of line: the lock-free path only tests the hint. No clock
- * read: the time handed on is the arming tick's, at most a tick old, which
- * __irq_poll_want uses only for irqpoll's first wish and the arm's clamp
- * (a wish already due then fires at once either way).
- */
-static void __attribute__((noinline)) irq_expect_tick_disarm(struct irq_desc *desc)
-{
-	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
-
-	__atomic_store_n(&desc->def.tick_armed, false, __ATOMIC_RELAXED);
-	/* Back to the arming tick: a later command is not due by the time armed for this one. */
-	if (desc->def.tick_due_ns > desc->def.tick_arm_ns)
-		desc->def.tick_due_ns = desc->def.tick_arm_ns;
-	__irq_poll_want_moved(desc);
-	__irq_poll_reschedule(desc, desc->def.tick_arm_ns);
-	irq_port_unlock_irqrestore(&desc->lock, flags);
-}
-
 void unexpect_irq(struct irq_expect *exp, bool timedout)
 {
 	const struct irq_policy *p;
@@ -877,8 +855,6 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 			/* After every change the poll time depends on (see expect_irq). */
 			__irq_poll_want_moved(desc);
 			__irq_poll_want_change_end(desc);
-			if (__atomic_load_n(&desc->def.tick_armed, __ATOMIC_RELAXED))
-				irq_expect_tick_disarm(desc);
 			return;
 		}
 		now = __irq_run_now(desc);
@@ -886,8 +862,6 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 		if (!irq_expect_note_good(exp, p, st, elapsed)) {
 			__irq_poll_want_moved(desc);
 			__irq_poll_want_change_end(desc);
-			if (__atomic_load_n(&desc->def.tick_armed, __ATOMIC_RELAXED))
-				irq_expect_tick_disarm(desc);
 			return;
 		}
 		verify = true;
@@ -994,7 +968,6 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 				if (tick) {
 					if (at > desc->def.tick_due_ns)
 						continue;  /* the tick looks at it: no timer */
-					at = desc->def.tick_due_ns;  /* due when the tick said: now, or the time it armed */
 				} else if (recheck && at > desc->def.verified_check_ns && recheck_at > at) {
 					at = recheck_at;  /* young at the last look: not due before the next */
 				}
@@ -1069,8 +1042,7 @@ void __irq_expect_age(struct irq_desc *desc, struct irqaction *action)
 	}
 }
 
-bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uint64_t now, bool *keep,
-			    uint64_t *soon)
+bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uint64_t now, bool *keep)
 {
 	const struct irq_policy *p = irq_policy();
 	struct irq_expect *e;
@@ -1094,30 +1066,8 @@ bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uin
 		if ((st & (IRQ_EXP_EXPECTING | IRQ_EXP_FIRST_POLL)) == IRQ_EXP_EXPECTING) {
 			uint64_t started = irq_load_u64(&e->started_ns);
 
-			uint64_t delay = irq_expect_verified_delay(e, p), at = started + delay;
-
-			if (now >= started && at <= now) {
+			if (now >= started && now - started >= irq_expect_verified_delay(e, p))
 				due = true;
-				continue;
-			}
-			/*
-			 * The arm (expect_tick_arms) goes off when the delay ends. A
-			 * delay at its cap (a device of 100 us or more, 4 x its
-			 * latency above 400 us) may end while a slow command's tail
-			 * still runs: a poll there finds the device busy (the
-			 * simulator's 300 us disk was polled 16 times as often).
-			 * For such a token the arm comes as late as still finds a
-			 * loss within a tick period of the completion: a tick period
-			 * minus its typical latency after expect_irq.
-			 */
-			if (delay >= irq_expect_gap_max(p)) {
-				uint64_t avg = irq_load_u64(&e->latency_avg_ns), period = __irq_tick_period_ns;
-
-				if (period > avg && period - avg > delay)
-					at = started + (period - avg);
-			}
-			if (!*soon || at < *soon)
-				*soon = at;
 		}
 	}
 	__irq_expect_age(desc, action);

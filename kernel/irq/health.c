@@ -281,7 +281,6 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 		.poll_skips = def->poll_skips,
 		.tick_looks = def->tick_looks,
 		.tick_polls = def->tick_polls,
-		.tick_arms = def->tick_arms,
 		.poll_runs = __irq_stat_sum(desc, IRQ_STAT_POLLED),
 		.poll_found = def->polled_claims,
 		.poll_beat = def->poll_beat,

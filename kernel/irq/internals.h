@@ -227,28 +227,14 @@ struct irq_defence_line {
 	uint64_t poll_want_reused;     /* expiries that used the time they were armed for (nothing moved) */
 	uint64_t poll_reruns;          /* polls run at once after one that found work (no timer) */
 	/*
-	 * The host's tick (tick_look.c): up to when the tick has made the
-	 * line's verified tokens due (0: never; __irq_expect_deadline makes a
-	 * token whose safety delay ends by then due): the time of a tick that
-	 * found one expecting past its safety delay, or the later end of a
-	 * delay that ends before the next tick (expect_tick_arms). The ticks
-	 * that looked at the line, those that found a token due, and those
-	 * that armed the poll timer for a delay ending before the next tick.
+	 * The host's tick (tick_look.c): when a tick last found one of the
+	 * line's verified tokens expecting past its safety delay (0: never;
+	 * __irq_expect_deadline makes such a token due), the ticks that looked
+	 * at the line, and those that found a token due.
 	 */
 	uint64_t tick_due_ns;
 	uint64_t tick_looks;
 	uint64_t tick_polls;
-	uint64_t tick_arms;
-	/*
-	 * The tick armed the poll timer for a safety delay ending before the
-	 * next tick (tick_arms): unexpect_irq of a completion by interrupt
-	 * takes the timer back (irq_expect_tick_disarm). Written under the
-	 * lock; read by unexpect_irq without it, as a hint: a stale true costs
-	 * a lock round, a stale false one timer event that finds nothing due.
-	 * tick_arm_ns: the time of the tick that armed it (under the lock).
-	 */
-	bool tick_armed;
-	uint64_t tick_arm_ns;
 	/* The poll timer's poll runs and reschedules the timer when it is over,
 	 * so an expect_irq from its handlers need not (expect.c). */
 	bool timer_poll_running;
@@ -778,11 +764,9 @@ void __irq_expect_age(struct irq_desc *desc, struct irqaction *action);
  * (tick_look.c): sets *@keep if a verified token expected since the last
  * look or expects now (the line stays in the tick's set), ages the others
  * (__irq_expect_age), RETURNS whether a verified token has been expecting
- * for its safety delay or longer at @now; else lowers *@soon (0: none yet)
- * to the earliest time one will have been. Lock held.
+ * for its safety delay or longer at @now. Lock held.
  */
-bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uint64_t now, bool *keep,
-			    uint64_t *soon);
+bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uint64_t now, bool *keep);
 
 /* __irq_expect_tick_keeps - whether a verified token of the line expects or expected since the last look. Lock held. */
 bool __irq_expect_tick_keeps(struct irq_desc *desc);

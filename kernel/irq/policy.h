@@ -201,8 +201,6 @@
 	  "verified tokens of a busy line, on a host without irq_tick: once a poll timer expiry found nothing due, the next safety poll comes this much later (ns; 0: after every expect)") \
 	T(expect_tick_look,        1,                   0,                   0, \
 	  "verified tokens of a busy line are looked at by the host's tick (irq_tick), not by their poll timer, when the host has one") \
-	T(expect_tick_arms,        1,                   0,                   0, \
-	  "a tick that finds a verified token expecting whose safety delay ends before the next tick arms the poll timer for then (at most one timer event per busy tick), so a lost completion is not left unseen for a tick more (0: the next tick looks)") \
 	T(expect_verified_learn_every, 8,               1,                   0, \
 	  "verified tokens learn the latency of one interrupt-delivered completion in this many (0, 1: every one)") \
 	T(expect_late_verdict,     1,                   0,                   0, \

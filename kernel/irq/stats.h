@@ -122,7 +122,6 @@ struct irq_line_health {
 	uint64_t poll_skips;          /* poll timer expiries that polled nothing (only moved the timer) */
 	uint64_t tick_looks;          /* ticks that looked at the line's verified expects (tick_look.c) */
 	uint64_t tick_polls;          /* of those, ticks that found one past its safety delay and had it polled */
-	uint64_t tick_arms;           /* ticks that armed the poll timer for a safety delay ending before the next tick */
 	uint64_t poll_runs;           /* runs of the handlers by a poll since boot (timer, irqfixup) */
 	uint64_t poll_found;          /* of those, runs some handler claimed: polls that found work */
 	uint64_t poll_beat;           /* of those, found while the line's interrupt was pending at the chip (irq_pending) */

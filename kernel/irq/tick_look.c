@@ -24,19 +24,11 @@
  *   - the poll timer keeps everything else: learning tokens, a token whose
  *     safety poll found the device busy (gaps doubling), the slow poll.
  *
- *   - a verified token expecting at a tick whose safety delay ends before
- *     the next tick has the line's poll timer armed for that moment (for
- *     a delay at its cap, a tick period minus the token's typical latency
- *     after expect_irq: __irq_expect_tick_look)
- *     (expect_tick_arms; def.tick_due_ns again); a completion by
- *     interrupt before then takes the timer back (unexpect_irq): a lock
- *     round per busy tick at most, and a timer event only for a loss.
- *
- * A lost completion in busy verified traffic is thus found when the
- * safety delay of its expect_irq ends, or at the first tick after that
- * (without expect_tick_arms: within one tick period plus the delay of
- * the completion). Per tick one lock round per busy line (the host read
- * the clock for its tick already and hands the time to irq_tick).
+ * A lost completion in busy verified traffic is thus found at the first
+ * tick at least the safety delay after its expect_irq: within one tick
+ * period plus that delay of the completion. While all is well, no timer
+ * event, and per tick one lock round per busy line (the host read the
+ * clock for its tick already and hands the time to irq_tick).
  *
  * Without a tick (irq_tick_start never called, or called with 0) nothing
  * here runs and the poll timer does it all (expect_verified_recheck_ns).
@@ -90,7 +82,6 @@ static void irq_tick_look_line(struct irq_desc *desc, unsigned int irq, uint64_t
 {
 	uint32_t *word = &__irq_tick_lines[irq / 32], bit = 1u << (irq % 32);
 	bool keep = false, due = false;
-	uint64_t soon = 0;
 	struct irqaction *a;
 	unsigned int walked;
 	unsigned long flags;
@@ -98,28 +89,12 @@ static void irq_tick_look_line(struct irq_desc *desc, unsigned int irq, uint64_t
 	flags = irq_port_lock_irqsave(&desc->lock);
 	desc->def.tick_looks++;
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
-		if (a->expects && __irq_expect_tick_look(desc, a, now, &keep, &soon))
+		if (a->expects && __irq_expect_tick_look(desc, a, now, &keep))
 			due = true;
 	if (due) {
 		/* __irq_expect_deadline: a token past its safety delay at this tick is due now. */
 		desc->def.tick_due_ns = now;
 		desc->def.tick_polls++;
-		__irq_poll_want_moved(desc);
-		__irq_poll_reschedule(desc, now);
-	} else if (soon && irq_policy()->expect_tick_arms && soon - now < __irq_tick_period_ns &&
-		   soon > desc->def.tick_due_ns) {
-		/*
-		 * Its safety delay ends before the next tick: waiting for that
-		 * tick would leave a loss unseen for up to a tick period more
-		 * than the delay (issue 17: 1.2-1.4 ms at 1 kHz). The poll timer
-		 * goes off when the delay ends, unless the completion comes by
-		 * interrupt before: then unexpect_irq takes the timer back (a
-		 * lock round per busy tick at most, never one per command).
-		 */
-		desc->def.tick_due_ns = soon;
-		desc->def.tick_arms++;
-		desc->def.tick_arm_ns = now;
-		__atomic_store_n(&desc->def.tick_armed, true, __ATOMIC_RELAXED);
 		__irq_poll_want_moved(desc);
 		__irq_poll_reschedule(desc, now);
 	}

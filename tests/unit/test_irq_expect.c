@@ -587,14 +587,8 @@ static void without_a_tick_the_first_lost_interrupt_waits_at_most_a_recheck(void
  * on interrupts loses every interrupt from a point that moves by 37 us
  * between runs (so the loss falls at 27 points of the 1 ms tick period);
  * each loss is found within the token's safety delay plus one tick of the
- * completion, by a tick or by the poll timer a tick armed for the end of
- * the delay, and no completion is reported twice. With expect_tick_arms
- * (irqkit) a tick that sees the command out arms the poll timer for the
- * end of its delay, so every loss is found within 1 ms of the completion
- * (issue 17's goal): at most a tick period after the command started, or
- * its safety delay. Without it (expect_tick_arms 0) the loss that falls
- * just after a tick too young to be due waited for the next tick: found
- * up to 1.15 ms after the completion.
+ * completion, by a tick (no timer event while the interrupts came), and
+ * no completion is reported twice.
  */
 static void with_the_tick_a_lost_completion_is_found_within_a_tick_and_the_safety_delay_at_every_phase(void **state)
 {
@@ -633,21 +627,15 @@ static void with_the_tick_a_lost_completion_is_found_within_a_tick_and_the_safet
 		best = found < best ? found : best;
 		safety_max = safety > safety_max ? safety : safety_max;
 		assert_true(first_poll_latency <= safety + SIM_TICK_NS + SIM_IRQ_COST_NS);
-		if (p->expect_tick_arms)
-			assert_true(first_poll_latency <= (safety > SIM_TICK_NS ? safety : SIM_TICK_NS) + 2 * SIM_IRQ_COST_NS);
-		assert_true(desc->def.tick_polls + desc->def.tick_arms >= 1);
+		assert_true(desc->def.tick_polls >= 1);
 		assert_true(desc->def.polls + desc->def.poll_skips - events >= 1);
 		sim_dev_detach(&d);
 	}
-	print_message("%s: 27 phases: lost completion found %llu-%llu us after it (safety delay up to %llu us, tick %llu us%s)\n",
+	print_message("%s: 27 phases: lost completion found %llu-%llu us after it (safety delay up to %llu us, tick %llu us)\n",
 		      p->name, (unsigned long long)(best / SIM_US), (unsigned long long)(worst / SIM_US),
-		      (unsigned long long)(safety_max / SIM_US), (unsigned long long)(SIM_TICK_NS / SIM_US),
-		      p->expect_tick_arms ? ", ticks arm the timer" : "");
+		      (unsigned long long)(safety_max / SIM_US), (unsigned long long)(SIM_TICK_NS / SIM_US));
 	/* The phases spread the findings over the tick period. */
 	assert_true(worst - best >= SIM_TICK_NS / 2);
-	/* Issue 17: within 1 ms (with the tick's look, irqkit; the ticks' arms make it). */
-	if (irq_tick_look_on(p))
-		assert_true(worst <= SIM_TICK_NS);
 }
 
 /*
@@ -784,7 +772,7 @@ static void busy_verified_pio_disk_bursts(void **state, bool no_tick)
 	const struct sim_options o = { .no_tick = no_tick };
 	struct sim_dev d = disk();
 	const struct irq_desc *desc = irq_to_desc(LINE);
-	uint64_t events, c0, burst, looks, arms;
+	uint64_t events, c0, burst, looks;
 
 	sim_case_start(state, &o);
 	d.latency_ns = 50 * SIM_US;
@@ -798,7 +786,6 @@ static void busy_verified_pio_disk_bursts(void **state, bool no_tick)
 	assert_true(d.exp->state & IRQ_EXP_VERIFIED);
 	events = desc->def.polls + desc->def.poll_skips;
 	looks = desc->def.tick_looks;
-	arms = desc->def.tick_arms;
 	c0 = d.completions;
 	for (burst = 0; burst < 50; burst++) {
 		/* 128 blocks back to back, then 5 ms of checking the data. */
@@ -810,17 +797,9 @@ static void busy_verified_pio_disk_bursts(void **state, bool no_tick)
 	}
 	events = desc->def.polls + desc->def.poll_skips - events;
 	looks = desc->def.tick_looks - looks;
-	arms = desc->def.tick_arms - arms;
-	print_message("%s: %llu blocks in 50 bursts, %llu poll-timer events (%.4f per block), %llu tick looks, %llu armed the timer\n",
+	print_message("%s: %llu blocks in 50 bursts, %llu poll-timer events (%.4f per block), %llu tick looks\n",
 		      no_tick ? "no tick" : "tick", (unsigned long long)(d.completions - c0), (unsigned long long)events,
-		      (double)events / (double)(d.completions - c0), (unsigned long long)looks, (unsigned long long)arms);
-	/*
-	 * A tick that sees a command out arms the timer for the end of its
-	 * safety delay (expect_tick_arms); the completion by interrupt takes
-	 * it back, so none of those arms became an event (the bound below).
-	 */
-	if (!no_tick && irq_policy()->expect_tick_arms)
-		assert_true(arms >= looks / 4);
+		      (double)events / (double)(d.completions - c0), (unsigned long long)looks);
 	assert_true(d.completions - c0 >= 50 * 127);
 	assert_int_equal(d.by_poll, 0);
 	if (no_tick) {
