@@ -38,7 +38,7 @@ static uint32_t messages_suppressed;
 /* The shell's line in progress (printk_input_*); written under printk_lock only. */
 static struct {
 	const char *prompt;           /* NULL: no line is being typed */
-	char line[PRINTK_INPUT_MAX];
+	const char *line;             /* the shell's buffer; [0, len) is shown */
 	size_t len;
 	bool shown;                   /* the prompt and line are on the console's current line */
 } input;
@@ -142,12 +142,13 @@ static void input_show(void)
 	}
 }
 
-void printk_input_begin(const char *prompt)
+void printk_input_begin(const char *prompt, const char *line)
 {
 	unsigned long flags;
 	bool taken = printk_lock_take(&flags);
 
 	input.prompt = prompt;
+	input.line = line;
 	input.len = 0;
 	console_write(prompt, strlen(prompt));
 	input.shown = true;
@@ -163,14 +164,11 @@ void printk_input_refresh(void)
 	printk_unlock(taken, flags);
 }
 
-void printk_input_echo(const char *echo, size_t n, const char *line, size_t len)
+void printk_input_echo(const char *echo, size_t n, size_t len)
 {
 	unsigned long flags;
 	bool taken = printk_lock_take(&flags);
 
-	if (len > sizeof(input.line))
-		len = sizeof(input.line);
-	memcpy(input.line, line, len);
 	input.len = len;
 	if (input.shown)
 		console_write(echo, n);

@@ -16,7 +16,7 @@
 #include <kernel/shell_cmds.h>
 #include <kernel/work.h>
 
-#define SHELL_LINE_MAX PRINTK_INPUT_MAX   /* characters per command line (redrawn after a message) */
+#define SHELL_LINE_MAX 160      /* characters per command line */
 #define SHELL_PROMPT   "irqkit> "
 #define CH_BACKSPACE   0x08
 #define CH_DELETE      0x7F
@@ -91,12 +91,12 @@ static size_t read_line(char *buf, size_t cap)
 		} else if (c == CH_BACKSPACE || c == CH_DELETE) {
 			if (len) {
 				len--;
-				printk_input_echo("\b \b", 3, buf, len);
+				printk_input_echo("\b \b", 3, len);
 			}
 		} else if (c == CH_CTRL_U || c == CH_CTRL_C) {
 			while (len) {
 				len--;
-				printk_input_echo("\b \b", 3, buf, len);
+				printk_input_echo("\b \b", 3, len);
 			}
 			if (c == CH_CTRL_C) {
 				printk_input_end("^C\n", 3);
@@ -105,7 +105,7 @@ static size_t read_line(char *buf, size_t cap)
 			}
 		} else if (c >= ' ' && c < CH_DELETE && len + 1 < cap) {
 			buf[len++] = (char)c;
-			printk_input_echo((const char *)&c, 1, buf, len);
+			printk_input_echo((const char *)&c, 1, len);
 		}
 	}
 }
@@ -116,7 +116,7 @@ void shell_run(void)
 
 	pr_info("shell: ready; type `help` for the commands\n");
 	for (;;) {
-		printk_input_begin(SHELL_PROMPT);
+		printk_input_begin(SHELL_PROMPT, line);
 		if (read_line(line, sizeof(line)))
 			shell_execute(line);
 	}

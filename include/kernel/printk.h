@@ -50,19 +50,19 @@ void cprintf_capture(struct cprintf_capture *cap);
  * The shell's line in progress, so that a message which comes while a
  * person types does not split the line: the message starts on a line of
  * its own and the prompt with what was typed so far is shown again after
- * it. printk_input_begin writes @prompt (kept by pointer: a string
- * constant); printk_input_echo writes @echo (the keystroke's echo) and
- * remembers @line[0..@len) as the line now shown (copied, at most
- * PRINTK_INPUT_MAX bytes); printk_input_end writes the newline that ends
- * the line. A message hides the line; printk_input_refresh, called by the
+ * it. printk_input_begin writes @prompt and takes the shell's @line
+ * buffer (both kept by pointer until printk_input_end); printk_input_echo
+ * writes @echo (the keystroke's echo) and makes @line[0..@len) the line
+ * now shown. The shell changes a byte of @line only at or past the shown
+ * length before it echoes, so what a message shows again is always
+ * whole; printk_input_end writes the newline that ends the line. A message hides the line; printk_input_refresh, called by the
  * shell whenever it looks for input, shows it again once the message is
  * whole (so a report of several lines is not cut by repeats). All write
  * under printk's lock, so another CPU's message lands between two echoes,
  * never inside one. CONTEXT: thread, one reader.
  */
-#define PRINTK_INPUT_MAX 160
-void printk_input_begin(const char *prompt);
-void printk_input_echo(const char *echo, size_t n, const char *line, size_t len);
+void printk_input_begin(const char *prompt, const char *line);
+void printk_input_echo(const char *echo, size_t n, size_t len);
 void printk_input_end(const char *echo, size_t n);
 void printk_input_refresh(void);
 
