@@ -1,4 +1,4 @@
-"""Storm and misrouting scenarios end to end (README "Scenarios"; docs/storms.md).
+"""Storm and misrouting scenarios end to end (docs/reference.md "Scenarios"; docs/storms.md).
 
 Each test is one named scenario, booted once. The faults really break the
 hardware path (drivers/net/e1000_storm.c writes the NIC's IMS/ICS,

@@ -7,7 +7,7 @@ delivery with the event trace on, and keep each scenario's `trace dump`.
 Every named scenario runs in ONE boot (pc, IOAPIC mode, -nodefaults, an IDE
 disk, a UHCI with a USB stick and keyboard, an e1000 on the UHCI's IRQ 11),
 one after the other, each between `trace clear` + `trace start FILTER` and
-`trace stop` + `trace dump`; the faults are real (README "Scenarios") and are
+`trace stop` + `trace dump`; the faults are real (docs/reference.md, "Scenarios") and are
 switched off again before the next scenario. For each NAME it writes
 OUT/NAME.dump (the dump as printed), and, through irqtrace.py, OUT/NAME.json
 (Chrome trace-event / Perfetto) and OUT/NAME.html. `make trace SCENARIO=NAME`
