@@ -317,7 +317,8 @@ static bool irq_expect_poll_armed_for_recheck(const struct irq_desc *desc)
 	return (recheck & IRQ_POLL_WORD_ARMED) && (armed & IRQ_POLL_WORD_ARMED) && (int32_t)(armed - recheck) <= 0;
 }
 
-static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *exp, bool next_by_irq, uint64_t now);
+static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *exp, bool next_by_irq, bool force,
+				     uint64_t now);
 
 /* How soon after expect_irq a verified token wants its line looked at: the safety poll, or the slow poll. */
 static uint64_t irq_expect_verified_delay(const struct irq_expect *exp, const struct irq_policy *p)
@@ -418,7 +419,7 @@ void expect_irq(struct irq_expect *exp)
 	if (exp->action) {
 		/* A new command after a polled completion: its interrupt had all the time it needed. */
 		if (__atomic_load_n(&exp->state, __ATOMIC_ACQUIRE) & IRQ_EXP_CLAIM)
-			__irq_expect_judge_claim(desc, exp, false, now);
+			__irq_expect_judge_claim(desc, exp, false, false, now);
 		__irq_poll_reschedule(desc, now);
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
@@ -687,35 +688,159 @@ static void __irq_expect_bad(struct irq_desc *desc, struct irq_expect *exp, uint
 			   now);
 }
 
+/* The verdicts on completions a poll found (IRQ_TEV_VERDICT, expect.c's own order of preference). */
+enum irq_claim_verdict {
+	IRQ_CLAIM_WAIT,     /* the line's CPU has not run since: no verdict yet */
+	IRQ_CLAIM_LATE,     /* an unclaimed interrupt came after: good */
+	IRQ_CLAIM_STALLED,  /* late while the line's CPU was not running (or never shown to run): not judged */
+	IRQ_CLAIM_UNSURE,   /* the next completion came by interrupt: maybe late */
+	IRQ_CLAIM_LOST,     /* the CPU ran and no interrupt came */
+};
+
 /*
- * The verdict on the completion a poll found before (IRQ_EXP_CLAIM), given
- * what came since:
- *   an interrupt that no handler claimed (the device's own, arriving after
- *   the poll had done its work): late - a good delivery;
- *   else the next completion came by interrupt (@next_by_irq): unsure - the
- *   late interrupt may have been taken for that next completion (PIO: the
- *   device starts the next block inside the poll), or every other
+ * The verdict on claim @c of @exp (completions a poll found), given what
+ * came since:
+ *   an interrupt on the line that no handler claimed (the device's own,
+ *   arriving after the poll had done its work): late - a good delivery;
+ *   else, while the line's CPU has not run since (__irq_cpu_ran: stall.c),
+ *   no verdict: the interrupt may be pending at a CPU that was not running
+ *   (a descheduled virtual CPU, an SMI, interrupts off) - unless @force
+ *   (free_irq, a time-out): then not judged, as "late (CPU not running)";
+ *   else the next completion came by interrupt (@next_by_irq): unsure -
+ *   the late interrupt may have been taken for that next completion (PIO:
+ *   the device starts the next block inside the poll), or every other
  *   interrupt is lost; it costs expect_unsure_cost, not expect_bad_factor;
  *   else (found by polling again, or a time-out): lost.
+ * A claim that waited while its CPU was found not running (c->waited:
+ * __irq_cpu_stalled) is "late (CPU not running)" where it would be late or
+ * unsure: the interrupt came, or may have, once the CPU ran again; it
+ * neither counts good nor wears the token's trust, and is not announced.
+ * Lost stays lost: the CPU ran and the interrupt did not come.
  * Lock held.
  */
-static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *exp, bool next_by_irq, uint64_t now)
+static enum irq_claim_verdict __irq_expect_claim_verdict(struct irq_desc *desc, struct irq_claim *c,
+							  bool next_by_irq, bool force, uint64_t now)
+{
+	bool unclaimed_since = __irq_unhandled_word(desc) != c->unhandled;
+
+	if (!unclaimed_since && !__irq_cpu_ran(&c->mark)) {
+		if (__irq_cpu_stalled(&c->mark, now))
+			c->waited = true;
+		return force ? IRQ_CLAIM_STALLED : IRQ_CLAIM_WAIT;
+	}
+	if (c->waited && (unclaimed_since || next_by_irq))
+		return IRQ_CLAIM_STALLED;
+	return unclaimed_since ? IRQ_CLAIM_LATE : next_by_irq ? IRQ_CLAIM_UNSURE : IRQ_CLAIM_LOST;
+}
+
+/* @n times @cost, at most IRQ_EXPECT_TIMEOUT_COST - 1 (a batch of lost completions). */
+static uint32_t irq_expect_cost_times(uint32_t cost, uint32_t n)
+{
+	uint64_t total = (uint64_t)cost * n;
+
+	return total >= IRQ_EXPECT_TIMEOUT_COST ? IRQ_EXPECT_TIMEOUT_COST - 1 : (uint32_t)total;
+}
+
+/* Apply @v to the @c->n completions of claim @c. @st: the token's state. Lock held. */
+static void __irq_expect_claim_apply(struct irq_desc *desc, struct irq_expect *exp, const struct irq_claim *c,
+				     enum irq_claim_verdict v, uint32_t st, uint64_t now)
 {
 	const struct irq_policy *p = irq_policy();
-	uint32_t st = __atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_CLAIM, __ATOMIC_ACQ_REL);
-	bool unclaimed_since = __irq_unhandled_word(desc) != exp->claim_unhandled;
+	static const uint8_t trace_kind[] = {
+		[IRQ_CLAIM_LATE] = IRQ_TVERD_LATE, [IRQ_CLAIM_STALLED] = IRQ_TVERD_STALLED,
+		[IRQ_CLAIM_UNSURE] = IRQ_TVERD_UNSURE, [IRQ_CLAIM_LOST] = IRQ_TVERD_LOST,
+	};
+	uint32_t i;
+	bool verified = false;
 
-	IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, unclaimed_since ? IRQ_TVERD_LATE : next_by_irq ? IRQ_TVERD_UNSURE : IRQ_TVERD_LOST, irq_trace_id(exp));
-	if (unclaimed_since) {
-		exp->completions_late++;
-		if (irq_expect_note_good(exp, p, st, exp->claim_elapsed_ns))
+	IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, trace_kind[v], irq_trace_id(exp));
+	switch (v) {
+	case IRQ_CLAIM_LATE:
+		exp->completions_late += c->n;
+		irq_expect_learn_latency(exp, p, st, c->elapsed_ns);
+		for (i = 0; i < c->n; i++)
+			verified |= irq_expect_count_good(exp, p, st);
+		if (verified)
 			__irq_expect_verified(desc, exp, now);
-	} else if (next_by_irq) {
-		exp->completions_unsure++;
-		__irq_expect_bad(desc, exp, (uint32_t)p->expect_unsure_cost, now);
-	} else {
-		__irq_expect_bad(desc, exp, (uint32_t)p->expect_bad_factor, now);
+		break;
+	case IRQ_CLAIM_STALLED:
+		exp->completions_stalled += c->n;
+		break;
+	case IRQ_CLAIM_UNSURE:
+		exp->completions_unsure += c->n;
+		__irq_expect_bad(desc, exp, irq_expect_cost_times((uint32_t)p->expect_unsure_cost, c->n), now);
+		break;
+	case IRQ_CLAIM_LOST:
+		__irq_expect_bad(desc, exp, irq_expect_cost_times((uint32_t)p->expect_bad_factor, c->n), now);
+		break;
+	case IRQ_CLAIM_WAIT:
+		break;
 	}
+}
+
+/*
+ * The verdicts on the completions polls found before (IRQ_EXP_CLAIM): the
+ * older claim first; once it is judged the later one moves up and is
+ * judged by the same rule. A claim whose CPU has not run since stays (the
+ * later one with it). IRQ_EXP_CLAIM goes when none is left. Lock held.
+ */
+static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *exp, bool next_by_irq, bool force,
+				     uint64_t now)
+{
+	struct irq_claim *c = &exp->claims[0];
+
+	while (c->n) {
+		uint32_t st = __atomic_load_n(&exp->state, __ATOMIC_ACQUIRE) & ~(uint32_t)IRQ_EXP_CLAIM;
+		enum irq_claim_verdict v = __irq_expect_claim_verdict(desc, c, next_by_irq, force, now);
+		struct irq_claim judged;
+
+		if (v == IRQ_CLAIM_WAIT)
+			return;
+		judged = *c;
+		exp->claims[0] = exp->claims[1];
+		exp->claims[1] = (struct irq_claim){ 0 };
+		if (!exp->claims[0].n)
+			__atomic_and_fetch(&exp->state, ~(uint32_t)IRQ_EXP_CLAIM, __ATOMIC_ACQ_REL);
+		__irq_expect_claim_apply(desc, exp, &judged, v, st, now);
+	}
+}
+
+/*
+ * A poll found a completion (@elapsed after expect_irq) and no verdict is
+ * taken yet: it joins the claims. A claim whose mark of the line's CPU
+ * shows the same count (the CPU finished nothing in between: a chain of
+ * polls in one timer interrupt, or a CPU not running) takes it in; so
+ * does the later claim, whose mark moves to this one (the older's stays,
+ * so that it is judged once the CPU has run: the claims never wait on
+ * each other). Lock held.
+ */
+static void __irq_expect_claim_add(struct irq_desc *desc, struct irq_expect *exp, uint64_t elapsed, bool in_poll,
+				   uint64_t now)
+{
+	struct irq_claim *c0 = &exp->claims[0], *c1 = &exp->claims[1], *c;
+	struct irq_cpu_mark m;
+
+	__irq_cpu_mark(desc, &m, now);
+	if (in_poll && !c0->in_poll && !c1->in_poll)
+		desc->def.poll_claims_open++;  /* __irq_expect_poll_done looks at this token after the run */
+	if (c0->n && !c1->n && m.cpu == c0->mark.cpu && m.progress == c0->mark.progress) {
+		c = c0;
+	} else if (c0->n && c1->n) {
+		c = c1;
+		if (__irq_cpu_stalled(&c1->mark, now))
+			c1->waited = true;
+		c1->mark = m;
+	} else {
+		c = c0->n ? c1 : c0;
+		*c = (struct irq_claim){ .unhandled = __irq_unhandled_word(desc), .mark = m, .waited = m.late_poll };
+	}
+	if (c->n && __irq_cpu_stalled(&c->mark, now))
+		c->waited = true;
+	if (c->n < UINT32_MAX)
+		c->n++;
+	c->elapsed_ns = elapsed;
+	c->in_poll |= in_poll;
+	__atomic_or_fetch(&exp->state, IRQ_EXP_CLAIM, __ATOMIC_RELEASE);
 }
 
 /*
@@ -780,14 +905,8 @@ static void __irq_expect_polled(struct irq_desc *desc, struct irq_expect *exp, u
 		__irq_expect_bad(desc, exp, (uint32_t)p->expect_bad_factor, now);
 		return;
 	}
-	exp->claim_unhandled = __irq_unhandled_word(desc);
-	exp->claim_elapsed_ns = elapsed;
-	__atomic_or_fetch(&exp->state, IRQ_EXP_CLAIM, __ATOMIC_RELEASE);
-	if (in_poll && !exp->claim_in_poll) {
-		/* The sample after the handlers may still show the interrupt pending. */
-		exp->claim_in_poll = true;
-		desc->def.poll_claims_open++;
-	}
+	/* In a poll, the sample after the handlers may still show the interrupt pending (__irq_expect_poll_done). */
+	__irq_expect_claim_add(desc, exp, elapsed, in_poll, now);
 }
 
 void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now)
@@ -799,16 +918,34 @@ void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now)
 
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
 		for (e = a->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++) {
-			uint32_t st;
+			unsigned int i;
 
-			if (!e->claim_in_poll)
-				continue;
-			e->claim_in_poll = false;
-			if (!pending)
-				continue;  /* not conclusive: the delayed verdict decides (see __irq_expect_polled) */
-			st = __atomic_fetch_and(&e->state, ~(uint32_t)IRQ_EXP_CLAIM, __ATOMIC_ACQ_REL);
-			if ((st & IRQ_EXP_LIVE) && (st & IRQ_EXP_CLAIM))  /* still waiting for its verdict */
-				__irq_expect_beat(desc, e, st & ~(uint32_t)IRQ_EXP_CLAIM, e->claim_elapsed_ns, now);
+			for (i = 0; i < 2; i++) {
+				struct irq_claim c = e->claims[i];
+				uint32_t st, k;
+
+				if (!c.in_poll)
+					continue;
+				e->claims[i].in_poll = false;
+				if (!pending || !c.n)
+					continue;  /* not conclusive: the delayed verdict decides (see __irq_expect_polled) */
+				/*
+				 * The line's interrupt is pending after the run that found
+				 * them: it carries their edges (merged while no interrupt
+				 * was taken in between), late. The claim goes.
+				 */
+				if (i == 0)
+					e->claims[0] = e->claims[1];
+				e->claims[1] = (struct irq_claim){ 0 };
+				st = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
+				if (!e->claims[0].n)
+					__atomic_and_fetch(&e->state, ~(uint32_t)IRQ_EXP_CLAIM, __ATOMIC_ACQ_REL);
+				if (!(st & IRQ_EXP_LIVE))
+					break;
+				for (k = 0; k < c.n; k++)
+					__irq_expect_beat(desc, e, st & ~(uint32_t)IRQ_EXP_CLAIM, c.elapsed_ns, now);
+				break;  /* one claim holds this run's finds */
+			}
 		}
 	}
 	desc->def.poll_claims_open = 0;
@@ -879,7 +1016,7 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 	flags = irq_port_lock_irqsave(&desc->lock);
 	if (exp->action) {
 		if (st & IRQ_EXP_CLAIM) {
-			__irq_expect_judge_claim(desc, exp, !timedout && !by_poll, now);
+			__irq_expect_judge_claim(desc, exp, !timedout && !by_poll, timedout, now);
 			st = (st & IRQ_EXP_FIRST_POLL) | (__atomic_load_n(&exp->state, __ATOMIC_ACQUIRE) & ~IRQ_EXP_FIRST_POLL);
 			if (!timedout && !by_poll) {
 				exp->completions_irq++;
@@ -1042,6 +1179,36 @@ void __irq_expect_age(struct irq_desc *desc, struct irqaction *action)
 	}
 }
 
+/*
+ * The safety poll of verified token @e (expecting since @started) is due:
+ * may it run? Not while the line is routed to another CPU that has
+ * finished no interrupt since the poll came due (stall_gate): that CPU may
+ * not be running (a descheduled virtual CPU), the interrupt only late, and
+ * the poll would take the work from it (a healthy line polled under host
+ * load). The first due look marks the CPU and waits; a later look polls
+ * once it has finished one - within a tick period for an idle CPU (its
+ * tick), at once after a stalled one runs again, by which time it has
+ * mostly taken the interrupt itself. A real loss is thus found at most a
+ * tick period later, and, on a stalled CPU, once it runs (docs/defences.md,
+ * "A stalled CPU"). On the line's own CPU, or without the rule: at once.
+ * Lock held.
+ */
+static bool __irq_expect_gate_open(struct irq_desc *desc, struct irq_expect *e, uint64_t started, uint64_t now)
+{
+	if (!irq_policy()->stall_gate || __irq_line_cpu(desc) == irq_port_cpu_id())
+		return true;
+	if (e->gate_started_ns != started || !e->gate.at_ns) {  /* (at_ns: an expect at time 0 too) */
+		e->gate_started_ns = started;
+		__irq_cpu_mark(desc, &e->gate, now);
+		return false;
+	}
+	if (__irq_cpu_moved(&e->gate))
+		return true;
+	e->gate_waits++;
+	desc->def.tick_stall_waits++;
+	return false;
+}
+
 bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uint64_t now, bool *keep)
 {
 	const struct irq_policy *p = irq_policy();
@@ -1066,7 +1233,8 @@ bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uin
 		if ((st & (IRQ_EXP_EXPECTING | IRQ_EXP_FIRST_POLL)) == IRQ_EXP_EXPECTING) {
 			uint64_t started = irq_load_u64(&e->started_ns);
 
-			if (now >= started && now - started >= irq_expect_verified_delay(e, p))
+			if (now >= started && now - started >= irq_expect_verified_delay(e, p) &&
+			    __irq_expect_gate_open(desc, e, started, now))
 				due = true;
 		}
 	}
@@ -1097,9 +1265,12 @@ void __irq_expect_kill_all(struct irq_desc *desc, struct irqaction *action)
 
 	for (n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = next, n++) {
 		next = e->next;
-		/* A verdict still pending is taken now: its interrupt has had all the time there is. */
+		/*
+		 * A verdict still pending is taken now: its interrupt has had all
+		 * the time there is (not judged if the line's CPU has not run since).
+		 */
 		if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) & IRQ_EXP_CLAIM)
-			__irq_expect_judge_claim(desc, e, false, irq_port_now_ns());
+			__irq_expect_judge_claim(desc, e, false, true, irq_port_now_ns());
 		__atomic_store_n(&e->state, 0, __ATOMIC_RELEASE);
 		e->action = NULL;
 		e->next = NULL;

@@ -235,6 +235,10 @@ struct irq_defence_line {
 	uint64_t tick_due_ns;
 	uint64_t tick_looks;
 	uint64_t tick_polls;
+	/* Of the tick's looks, those that put a due safety poll off: the line's CPU had not run (stall_gate). */
+	uint64_t tick_stall_waits;
+	/* The poll timer's current expiry came stall_ns late or more (poll.c; stall.c's marks read it). */
+	bool poll_fired_late;
 	/* The poll timer's poll runs and reschedules the timer when it is over,
 	 * so an expect_irq from its handlers need not (expect.c). */
 	bool timer_poll_running;
@@ -846,6 +850,36 @@ void __irq_watch_stop(struct irq_desc *desc, struct irqaction *action);
  * held (after stats.unhandled was counted).
  */
 void __irq_watch_unclaimed(struct irq_desc *desc, uint64_t now);
+
+/* ---- stall.c: evidence that a CPU ran ------------------------------------ */
+
+/*
+ * __irq_line_cpu - the CPU line @desc's interrupts go to: the lowest CPU of
+ * its affinity mask, CPU 0 while none was set (arch/x86's chips deliver
+ * to the first CPU of the mask; irqchip.h). Lock held.
+ */
+unsigned int __irq_line_cpu(const struct irq_desc *desc);
+
+/* __irq_cpu_mark - where the line's CPU stands at @now (a poll found work, a safety poll came due). Lock held. */
+void __irq_cpu_mark(struct irq_desc *desc, struct irq_cpu_mark *m, uint64_t now);
+
+/*
+ * __irq_cpu_ran - whether the CPU of @m has run since @m enough for a lost
+ * verdict: finished stall_ran_irqs interrupts (1 asked on it of a mark
+ * taken on it; one more after a late poll). True in profiles without the
+ * test. Lock held (the ordering: stall.c).
+ */
+bool __irq_cpu_ran(const struct irq_cpu_mark *m);
+
+/*
+ * __irq_cpu_stalled - whether the CPU of @m was not running: it finished no
+ * interrupt in stall_ns since @m, or @m was taken by a poll timer that
+ * fired that late. Lock held.
+ */
+bool __irq_cpu_stalled(const struct irq_cpu_mark *m, uint64_t now);
+
+/* __irq_cpu_moved - whether the CPU of @m has finished an interrupt since @m. Lock held. */
+bool __irq_cpu_moved(const struct irq_cpu_mark *m);
 
 /* ---- poll.c -------------------------------------------------------------- */
 

@@ -127,6 +127,31 @@
  *    so the device's work is still done, at most 1,000 times a second.
  *    Recovery as for floods: a re-enable test after the back-off (100 ms
  *    doubling to 10 s), passed by a storm window without a storm.
+ *  - A stalled CPU is not a lost interrupt (issue 28). Polls run on time
+ *    on one CPU; the interrupt goes to the CPU its line is routed to, and
+ *    that CPU may not be running at all: a virtual CPU its host has
+ *    descheduled (a hobby kernel in a VM, a test beside a compiler), an
+ *    SMI, a CPU spinning with interrupts off. Its interrupt is late, not
+ *    lost. The sign that a CPU ran is the count of interrupts it has
+ *    finished (irq_port_cpu_progress, port.h): a completion a poll found
+ *    is judged lost only once that count has moved by stall_ran_irqs (3)
+ *    since - one finished interrupt proves the CPU left the one it was in,
+ *    the second that it took what was pending then, the third allows for
+ *    one interrupt of a higher priority pending beside the line's (the
+ *    tick's): by then the line's own interrupt, had it come, was counted
+ *    unclaimed. Asked on the line's CPU itself, the finding interrupt's
+ *    own end is enough (1). Until then the verdict waits (expect.c); a
+ *    CPU that finished nothing for stall_ns (2 ms: two ticks of an idle
+ *    CPU at 1 kHz), or a poll timer that fired that late (one CPU: the
+ *    host stopped the whole machine), was not running, and what its polls
+ *    found then is "late (CPU not running)": counted apart, not announced,
+ *    neither a good delivery nor a lost one - unless the CPU then runs and
+ *    no interrupt comes, which is lost as before. And a verified token's
+ *    safety poll of a line on another CPU waits until that CPU has
+ *    finished an interrupt since the poll was due (stall_gate): an idle
+ *    CPU ticks within a millisecond, a stalled one's completion is left to
+ *    its own interrupt instead of being polled (a healthy line under host
+ *    load stays unpolled), and a real loss is found once the CPU runs.
  *  - A flooded line is given another chance after 100 ms, then 200 ms,
  *    400 ms ... up to 10 s (each bad test doubles the wait, each good
  *    segment halves it). A test costs at most one segment of interrupts
@@ -258,6 +283,13 @@
 	  "a throttled line is masked and its handlers polled this often, never more (ns)") \
 	T(storm_slow_grace_ns,     100 * IRQ_POLICY_MS, 0,                   0, \
 	  "after a driver's storm callback slowed its device, a storm within this is throttled without asking (ns)") \
+	/* ---- a stalled CPU is not a lost interrupt (issue 28; 2010 and Linux judge by time alone: 0) */ \
+	T(stall_ran_irqs,          3,                   0,                   0, \
+	  "a completion a poll found is judged lost only once the CPU its line is routed to has finished this many interrupts since (one when the verdict runs on that CPU; 0: no such test)") \
+	T(stall_ns,                2 * IRQ_POLICY_MS,   0,                   0, \
+	  "a CPU that finished no interrupt for this long, or a poll timer that fires this late, was not running: what its line's polls found meanwhile is late (CPU not running), not judged (ns)") \
+	T(stall_gate,              1,                   0,                   0, \
+	  "a verified token's safety poll of a line routed to another CPU waits until that CPU has finished an interrupt since the poll was due") \
 	/* ---- irqpoll, reporting */ \
 	T(irqpoll_interval_ns,     10 * IRQ_POLICY_MS,  10 * IRQ_POLICY_MS,  100 * IRQ_POLICY_MS, \
 	  "irqpoll: poll every shared line this often (ns)") \

@@ -122,8 +122,8 @@ def mutate(kind):
         return "\n".join(bad), ev + 1, "unknown event"
     if kind == "other-version":
         bad = lines[:]
-        bad[head] = bad[head].replace("@irqkit-trace v1", "@irqkit-trace v2")
-        return "\n".join(bad), head + 1, "format v2"
+        bad[head] = bad[head].replace("@irqkit-trace v1", "@irqkit-trace v9")
+        return "\n".join(bad), head + 1, "format v9"
     if kind == "no-header":
         return "\n".join(lines[:head] + lines[head + 1:]), ev, "header"
     if kind == "count-mismatch":
