@@ -115,13 +115,14 @@ static void __irq_watch_late_settle(struct irq_desc *desc, struct irqaction *act
 
 	if (!w->late_pending)
 		return;
-	if (late && w->late_waited) {
+	if (w->late_waited && (late || __irq_stat_sum(desc, IRQ_STAT_DELIVERED) != w->late_delivered)) {
 		/*
 		 * The line's CPU was found not running while these waited
-		 * (stall.c): its interrupt came once it ran again, the edges of
-		 * every find merged into it (or the level held). Late, not
-		 * judged: counted apart, neither a delivery by interrupt nor by
-		 * polling for the period's ratio.
+		 * (stall.c): an interrupt came once it ran again, the edges of
+		 * every find merged into it (or the level held) - unclaimed, or
+		 * claimed by work that came meanwhile. Late, not judged:
+		 * counted apart, neither a delivery by interrupt nor by polling
+		 * for the period's ratio.
 		 */
 		w->late_unhandled += late;
 		w->stalled_since_boot += w->late_pending;
@@ -197,6 +198,7 @@ static void __irq_watch_count(struct irq_desc *desc, struct irqaction *action, c
 		/* Where the line's CPU stood: the verdict "polled" waits until it has run since (stall.c). */
 		__irq_cpu_mark(desc, &w->late_mark, now);
 		w->late_waited = w->late_mark.late_poll;
+		w->late_delivered = __irq_stat_sum(desc, IRQ_STAT_DELIVERED);
 	}
 	w->late_pending = irq_watch_add(w->late_pending, by_poll);
 }
