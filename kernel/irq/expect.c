@@ -706,7 +706,8 @@ enum irq_claim_verdict {
  *   no verdict: the interrupt may be pending at a CPU that was not running
  *   (a descheduled virtual CPU, an SMI, interrupts off) - unless @force
  *   (free_irq, a time-out): then not judged, as "late (CPU not running)";
- *   else the next completion came by interrupt (@next_by_irq): unsure -
+ *   else the next completion came by interrupt (@next_by_irq, now or while
+ *   the verdict waited): unsure -
  *   the late interrupt may have been taken for that next completion (PIO:
  *   the device starts the next block inside the poll), or every other
  *   interrupt is lost; it costs expect_unsure_cost, not expect_bad_factor;
@@ -723,6 +724,14 @@ static enum irq_claim_verdict __irq_expect_claim_verdict(struct irq_desc *desc, 
 {
 	bool unclaimed_since = __irq_unhandled_word(desc) != c->unhandled;
 
+	/*
+	 * A completion by interrupt while the verdict waited counts as the
+	 * "next by interrupt" of the rule whenever the verdict comes: the late
+	 * interrupt may have been merged into it (an edge raised again before
+	 * the CPU took the first), and a later find by polling must not turn
+	 * that unsure verdict into a lost one.
+	 */
+	next_by_irq |= c->next_irq;
 	if (!unclaimed_since && !__irq_cpu_ran(&c->mark)) {
 		if (__irq_cpu_stalled(&c->mark, now))
 			c->waited = true;
@@ -789,6 +798,10 @@ static void __irq_expect_judge_claim(struct irq_desc *desc, struct irq_expect *e
 {
 	struct irq_claim *c = &exp->claims[0];
 
+	if (next_by_irq) {  /* for both claims, also the later one that waits behind the older (see the verdict) */
+		exp->claims[0].next_irq |= exp->claims[0].n != 0;
+		exp->claims[1].next_irq |= exp->claims[1].n != 0;
+	}
 	while (c->n) {
 		uint32_t st = __atomic_load_n(&exp->state, __ATOMIC_ACQUIRE) & ~(uint32_t)IRQ_EXP_CLAIM;
 		enum irq_claim_verdict v = __irq_expect_claim_verdict(desc, c, next_by_irq, force, now);

@@ -102,6 +102,7 @@ struct irq_claim {
 	uint64_t elapsed_ns;       /* how long after its expect_irq the latest was found */
 	struct irq_cpu_mark mark;  /* the line's CPU at the latest of them */
 	bool waited;               /* a verdict found that CPU not running: late ones are "late (CPU not running)" */
+	bool next_irq;             /* a completion came by interrupt while they waited (the verdict is then unsure at worst) */
 	bool in_poll;              /* the latest was found in the current poll's run (its pending sample after the handlers) */
 };
 

@@ -367,6 +367,38 @@ static void a_whole_machine_stopped_with_the_interrupt_pending_loses_nothing(voi
 	}
 }
 
+/*
+ * A verdict that waited for the line's CPU keeps what came meanwhile: the
+ * disk (line on CPU 1, running) loses one interrupt, a poll takes the
+ * work, the next command's interrupt comes (and may carry the lost one's
+ * merged edge) before CPU 1 has finished enough interrupts for a verdict,
+ * and the command after that is lost and found by a poll too. The first
+ * loss is then unsure (the rule as before: the next completion came by
+ * interrupt), not lost because the verdict had to wait.
+ */
+static void a_completion_by_interrupt_while_the_verdict_waits_keeps_it_unsure(void **state)
+{
+	struct sim_dev d = disk();
+	uint64_t unsure, k;
+
+	start_on_cpu1(state, &d, true);
+	unsure = d.exp->completions_unsure;
+	k = d.op + 3;
+	d.lose_ops[0] = k;
+	d.lose_ops[1] = k + 2;
+	sim_run_for(20 * SIM_MS);
+	print_message("unsure %llu, late %llu, by poll %llu, lost interrupts %llu\n",
+		      (unsigned long long)(d.exp->completions_unsure - unsure),
+		      (unsigned long long)d.exp->completions_late, (unsigned long long)d.by_poll,
+		      (unsigned long long)d.lost_irqs);
+	assert_int_equal(d.lost_irqs, 2);
+	assert_int_equal(d.by_poll, 2);
+	/* Each loss: unsure (a completion came by interrupt after it, while or before its verdict waited). */
+	assert_int_equal(d.exp->completions_unsure - unsure, 2);
+	assert_false(irq_host_log_contains("expected interrupt lost"));
+	sim_dev_detach(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +410,7 @@ int main(void)
 		SIM_CASE(a_watched_line_whose_cpu_stops_is_not_put_on_polling),
 		SIM_CASE(a_watched_line_that_loses_its_interrupts_during_a_stall_is_judged_once_the_cpu_runs),
 		SIM_CASE(a_whole_machine_stopped_with_the_interrupt_pending_loses_nothing),
+		SIM_CASE(a_completion_by_interrupt_while_the_verdict_waits_keeps_it_unsure),
 	};
 
 	sim_filter_from_env();

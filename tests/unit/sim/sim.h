@@ -207,6 +207,7 @@ struct sim_dev {
 	uint64_t loss_change_after_ops; /* 0: never; else operations after this many lose at loss_ppm_after */
 	uint32_t loss_ppm_after;
 	uint64_t think_ns;
+	uint64_t lose_ops[2];        /* these operations' interrupts are lost, whatever loss_ppm says (0: none) */
 	uint64_t late_irq_op;        /* this operation's interrupt comes late_irq_ns after it is done (0: none) */
 	uint64_t late_irq_ns;
 	uint64_t irq_delay_ns;       /* every interrupt comes this long after the operation is done (edge; 0: at once),

@@ -20,6 +20,8 @@ static bool dev_loses_irq(struct sim_dev *d)
 		       (d->loss_change_after_ops && d->op > d->loss_change_after_ops);
 	uint32_t ppm = changed ? d->loss_ppm_after : d->loss_ppm;
 
+	if (d->op && (d->op == d->lose_ops[0] || d->op == d->lose_ops[1]))
+		return true;
 	return sim_chance(&d->rng, ppm);
 }
 
