@@ -162,6 +162,7 @@ struct irq_flood_segment {
 	uint32_t quick_window_ns;    /* storm_window_ns, for starting the next window quickly (0: too long, full path) */
 	uint32_t quick_samples;      /* the sample count at which the segment is judged */
 	uint32_t quick_claimed;      /* the storm window's count at which the full path looks (UINT32_MAX: no storms) */
+	uint32_t quick_claimed_fresh; /* the same for a window the quick path starts (the CPU-time test not begun) */
 	uint32_t quick_gen;          /* __irq_switches.gen they were worked out at (a profile change redoes them) */
 };
 
@@ -192,6 +193,19 @@ struct irq_defence_line {
 	uint64_t storm_win_start_ns;
 	uint32_t storm_win_irqs;       /* interrupts in the window, claimed or not (the bound counts these) */
 	uint32_t storm_win_claimed;    /* of them, claimed (for the report) */
+	/*
+	 * The CPU-time test of claimed storms (spurious.c, storm_cpu_pct):
+	 * irq_storm_timed_flow stands in for the line's flow while a window's
+	 * runs are timed. storm_cpu_state and the fields the stand-in writes
+	 * are atomics (it runs after the run's owner let go of the line).
+	 */
+	irq_flow_handler_t storm_flow;  /* the line's own flow while timed */
+	uint32_t storm_cpu_state;       /* enum irq_storm_cpu_state, this window */
+	uint32_t storm_timed_left;      /* runs still to time */
+	uint32_t storm_run_min_ns;      /* the shortest timed run so far (UINT32_MAX: none) */
+	uint32_t storm_cpu_limit;       /* the window's count at which its runs take storm_cpu_pct of it (0: not known) */
+	uint32_t storm_cpu_pct_seen;    /* the share of a CPU the tripping window's runs took (for the message) */
+	uint32_t storms_by_cpu;         /* claimed storms judged by the CPU time (since boot) */
 	uint64_t poll_at_ns;           /* when the poll timer is armed for (0: not armed) */
 	uint64_t poll_late_ns;         /* how late its callbacks run after that, on average (poll.c) */
 	/* The same for expect_irq's lock-free path, in one 32-bit word that
@@ -1002,6 +1016,9 @@ static inline unsigned long long irq_log_ms(uint64_t ns)
 
 /* irq_action_find - the action of @desc registered with @dev_id, or NULL. Lock held. */
 struct irqaction *__irq_action_find(struct irq_desc *desc, void *dev_id);
+
+/* irq_storm_flow_of - @flow, or the flow it stands in for while the line's runs are timed (spurious.c). */
+irq_flow_handler_t irq_storm_flow_of(const struct irq_desc *desc, irq_flow_handler_t flow);
 
 /* ---- stats.c ------------------------------------------------------------- */
 

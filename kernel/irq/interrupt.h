@@ -54,6 +54,7 @@ typedef enum irq_storm_answer (*irq_storm_handler_t)(unsigned int irq, void *dev
 
 /* request_irq() flags. */
 #define IRQF_SHARED          0x0001u  /* line may be shared with other actions */
+#define IRQF_TIMER           0x0002u  /* the kernel's clock: never throttled as a storm for the CPU time it takes (its handler runs the timers, the defences' polls among them) */
 #define IRQF_TRIGGER_RISING  0x0010u  /* edge, low to high */
 #define IRQF_TRIGGER_FALLING 0x0020u  /* edge, high to low */
 #define IRQF_TRIGGER_HIGH    0x0040u  /* level, active high */

@@ -31,6 +31,9 @@ STORM_SOURCES = {
     "e1000-storm/ioapic": "e1000 holds shared level IRQ 11 (QEMU throttles re-delivery)",
     "spurious-flood": "edge self-IPIs on IRQ 14's vector, 20,000/s",
     "hpet-storm": "q35: a spare HPET comparator at 200,000/s, every interrupt claimed (a claimed storm)",
+    "hpet-storm/20000": "the same comparator at 20,000/s",
+    "hpet-storm/50000": "the same comparator at 50,000/s",
+    "hpet-storm/1000000": "the same comparator at 1,000,000/s",
 }
 
 
@@ -233,15 +236,24 @@ def storm_rows(d):
         figs = s["profiles"]
         mode = modes_of(f.get("mode") for f in figs.values() if "na" not in f)
         cond = qemu_cond(d, mode)
+        claimed = source.startswith("hpet-storm")
         spec = [
-            ("interrupts until contained", "interrupts", lambda f: f"{f['irqs']}"),
-            ("time until contained", "ms guest time", lambda f: f"{f['ms']:.0f}"),
+            ("interrupts until contained", "interrupts", lambda f: "never" if f.get("never") else f"{f['irqs']}"),
+            ("time until contained" + (" (from the storm's start)" if claimed else ""), "ms guest time",
+             lambda f: "never" if f.get("never") else f"{f['ms']:.1f}" if claimed else f"{f['ms']:.0f}"),
             ("CPU share lost before containment (same storm, noirqdebug)", "% of CPU",
              lambda f: s["before"]),
-            ("CPU share lost after containment", "% of CPU",
+        ]
+        if claimed:
+            spec.append(("share of a CPU its runs took when contained (bound storm_cpu_pct)", "% of CPU",
+                         lambda f: "-" if f.get("never") else f"{f['share']} %"))
+        spec += [
+            ("CPU share lost after containment (or, not contained, while it runs)", "% of CPU",
              lambda f: f.get("after_note") or f"{f['after']:.1f} %"),
-            ("time until re-enabled after the storm stops", "s guest time", lambda f: fmt_s(f.get("reenable"))),
-            ("time until declared over (back on interrupts)", "s guest time", lambda f: fmt_s(f.get("over"))),
+            ("time until re-enabled after the storm stops", "s guest time",
+             lambda f: "-" if f.get("never") else fmt_s(f.get("reenable"))),
+            ("time until declared over (back on interrupts)", "s guest time",
+             lambda f: "-" if f.get("never") else fmt_s(f.get("over"))),
         ]
         for name, unit, get in spec:
             cells = {}

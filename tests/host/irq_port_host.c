@@ -290,9 +290,16 @@ unsigned long irq_host_advance_ns(uint64_t delta_ns)
 			host_fail("timer callback %p returned holding %u port lock(s)", (void *)fn, nr_held);
 		pthread_mutex_lock(&timer_mutex);
 	}
-	__atomic_store_n(&virtual_now_ns, target, __ATOMIC_RELEASE);
+	/* Never back: callbacks may have spent time past the target (irq_host_spend_ns). */
+	if (target > virtual_now_ns)
+		__atomic_store_n(&virtual_now_ns, target, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&timer_mutex);
 	return fired;
+}
+
+void irq_host_spend_ns(uint64_t ns)
+{
+	__atomic_add_fetch(&virtual_now_ns, ns, __ATOMIC_ACQ_REL);
 }
 
 unsigned long irq_host_run_timers(void)

@@ -56,6 +56,14 @@ void irq_host_reset(void);
  */
 unsigned long irq_host_advance_ns(uint64_t delta_ns);
 
+/*
+ * irq_host_spend_ns - the calling code takes @ns of CPU time (a handler at
+ * work): the virtual clock moves on by @ns, firing no timer (those due
+ * meanwhile fire late, at the next advance). For the CPU time the
+ * defences measure (a storm judged by the time its runs take).
+ */
+void irq_host_spend_ns(uint64_t ns);
+
 /* irq_host_run_timers - fire the timers that are due now (advance by 0). */
 unsigned long irq_host_run_timers(void);
 

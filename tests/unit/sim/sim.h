@@ -207,6 +207,7 @@ struct sim_dev {
 	uint64_t loss_change_after_ops; /* 0: never; else operations after this many lose at loss_ppm_after */
 	uint32_t loss_ppm_after;
 	uint64_t think_ns;
+	uint64_t handler_ns;         /* CPU time each call of its handler takes (irq_host_spend_ns; 0: none) */
 	uint64_t lose_ops[2];        /* these operations' interrupts are lost, whatever loss_ppm says (0: none) */
 	uint64_t late_irq_op;        /* this operation's interrupt comes late_irq_ns after it is done (0: none) */
 	uint64_t late_irq_ns;
@@ -270,6 +271,7 @@ struct sim_source {
 	bool has_handler;
 	uint32_t claim_ppm;
 	bool claims_own;             /* its handler claims only a call that follows an edge of its own */
+	uint64_t handler_ns;         /* CPU time each call of its handler takes (irq_host_spend_ns; 0: none) */
 	uint64_t seed;
 	/* state and results */
 	uint64_t rng;

@@ -123,6 +123,8 @@ static irqreturn_t dev_handler(unsigned int irq, void *dev_id)
 
 	d->handler_calls++;
 	d->handler_polls += polled;
+	if (d->handler_ns)
+		irq_host_spend_ns(d->handler_ns);
 	if (!d->done)
 		return IRQ_NONE;
 	latency = irq_host_now_ns() - d->op_started_ns;
@@ -231,6 +233,8 @@ static irqreturn_t source_handler(unsigned int irq, void *dev_id)
 
 	(void)irq;
 	s->handler_calls++;
+	if (s->handler_ns)
+		irq_host_spend_ns(s->handler_ns);
 	if (s->claims_own) {
 		if (!s->unserved)
 			return IRQ_NONE;
