@@ -335,11 +335,16 @@ enum irq_storm_cpu_state {
 };
 
 /* A new storm window: the CPU-time test starts over (a run still being timed finishes into it). CONTEXT: the owner of the run. */
+static void irq_storm_timed_flow(struct irq_desc *desc);
+
 static void irq_storm_cpu_window(struct irq_desc *desc)
 {
 	struct irq_defence_line *def = &desc->def;
+	uint32_t state = __atomic_load_n(&def->storm_cpu_state, __ATOMIC_RELAXED);
 
-	if (__atomic_load_n(&def->storm_cpu_state, __ATOMIC_RELAXED) == IRQ_STORM_CPU_KNOWN) {
+	/* Timing whose stand-in a new flow replaced (irq_set_handler) never finishes: start over too. */
+	if (state == IRQ_STORM_CPU_KNOWN ||
+	    (state == IRQ_STORM_CPU_TIMING && __atomic_load_n(&desc->handle_irq, __ATOMIC_RELAXED) != irq_storm_timed_flow)) {
 		__atomic_store_n(&def->storm_cpu_limit, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&def->storm_cpu_state, IRQ_STORM_CPU_IDLE, __ATOMIC_RELAXED);
 	}
@@ -439,7 +444,12 @@ static bool irq_storm_cpu_look(struct irq_desc *desc, const struct irq_policy *p
 		def->storms_by_cpu++;
 		return true;
 	}
-	if (state != IRQ_STORM_CPU_IDLE || def->storm_win_irqs < p->storm_cpu_after_irqs || irq_trace_enabled())
+	if (state != IRQ_STORM_CPU_IDLE || def->storm_win_irqs < p->storm_cpu_after_irqs)
+		return false;
+	/* Not timed this window: say so (limit 0), so the quick path counts on to the bound. */
+	__atomic_store_n(&def->storm_cpu_limit, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&def->storm_cpu_state, IRQ_STORM_CPU_KNOWN, __ATOMIC_RELEASE);
+	if (irq_trace_enabled())
 		return false;
 	{
 		struct irqaction *a = irq_action_load(&desc->action);
@@ -467,9 +477,10 @@ static bool irq_storm_cpu_look(struct irq_desc *desc, const struct irq_policy *p
 	__atomic_store_n(&def->storm_timed_left, p->storm_cpu_samples ? (uint32_t)p->storm_cpu_samples : 1u, __ATOMIC_RELAXED);
 	__atomic_store_n(&def->storm_flow, flow, __ATOMIC_RELEASE);
 	__atomic_store_n(&def->storm_cpu_state, IRQ_STORM_CPU_TIMING, __ATOMIC_RELAXED);
-	/* Only if nobody changed the flow meanwhile (a chip's set_type). */
-	__atomic_compare_exchange_n(&desc->handle_irq, &flow, irq_storm_timed_flow, false, __ATOMIC_RELEASE,
-				    __ATOMIC_RELAXED);
+	/* Only if nobody changed the flow meanwhile (a chip's set_type); else no test this window. */
+	if (!__atomic_compare_exchange_n(&desc->handle_irq, &flow, irq_storm_timed_flow, false, __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED))
+		__atomic_store_n(&def->storm_cpu_state, IRQ_STORM_CPU_KNOWN, __ATOMIC_RELEASE);
 	return false;
 }
 
