@@ -350,11 +350,50 @@ static void irq_storm_cpu_window(struct irq_desc *desc)
 	}
 }
 
-/* The window count at which the full path must look for the CPU-time test (UINT32_MAX: none). CONTEXT: the owner of the run. */
-static uint32_t irq_storm_cpu_look_at(struct irq_desc *desc, const struct irq_policy *p)
+/*
+ * Whether the line's runs may be timed for the CPU-time test: not while
+ * tracing (the stand-in would run the untraced flow), not on the kernel's
+ * clock (IRQF_TIMER: its time includes every timer's, the defences' polls
+ * among them), not when every driver of the line expects its interrupts
+ * (IRQ expecting: the device interrupts for commands its driver gave, at
+ * the pace the driver chose - a PIO disk doing its transfers in its
+ * handler takes a third of a CPU under TCG at full speed, and is no
+ * storm). CONTEXT: the owner of the run (the action list walked lock-free,
+ * as the flows do; nr_expects, which only init_irq_expect and free_irq
+ * change, read relaxed).
+ */
+static bool irq_storm_cpu_eligible(struct irq_desc *desc)
+{
+	struct irqaction *a = irq_action_load(&desc->action);
+	unsigned int walked, paced = 0;
+
+	if (irq_trace_enabled())
+		return false;
+	for (walked = 0; a && walked < IRQ_MAX_SHARED; a = irq_action_load(&a->next), walked++) {
+		if (a->flags & IRQF_TIMER)
+			return false;
+		paced += __atomic_load_n(&a->nr_expects, __ATOMIC_RELAXED) != 0;
+	}
+	return walked && paced < walked;
+}
+
+/*
+ * The window count at which the full path must look for the CPU-time test
+ * (UINT32_MAX: none). @fresh: for a window yet to begin; @eligible:
+ * irq_storm_cpu_eligible's answer, asked once per full accounting (a line
+ * whose answer changes meanwhile - a trace switched on, a handler added -
+ * is seen at the next full accounting, at most spr_segment_samples
+ * interrupts later; only the CPU-time test waits, the rate bound does
+ * not). CONTEXT: the owner of the run, from irq_flood_quick_set (a full
+ * accounting: not per interrupt).
+ */
+static uint32_t irq_storm_cpu_look_at(struct irq_desc *desc, const struct irq_policy *p, bool fresh, bool eligible)
 {
 	struct irq_defence_line *def = &desc->def;
-	uint32_t state = __atomic_load_n(&def->storm_cpu_state, __ATOMIC_ACQUIRE);
+	uint32_t state = fresh ? IRQ_STORM_CPU_IDLE : __atomic_load_n(&def->storm_cpu_state, __ATOMIC_ACQUIRE);
+
+	if (state == IRQ_STORM_CPU_IDLE && !eligible)
+		return UINT32_MAX;  /* never timed: no look at all (a busy expecting disk's windows cost nothing) */
 
 	if (state == IRQ_STORM_CPU_KNOWN) {
 		uint32_t limit = __atomic_load_n(&def->storm_cpu_limit, __ATOMIC_RELAXED);
@@ -449,27 +488,8 @@ static bool irq_storm_cpu_look(struct irq_desc *desc, const struct irq_policy *p
 	/* Not timed this window: say so (limit 0), so the quick path counts on to the bound. */
 	__atomic_store_n(&def->storm_cpu_limit, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&def->storm_cpu_state, IRQ_STORM_CPU_KNOWN, __ATOMIC_RELEASE);
-	if (irq_trace_enabled())
+	if (!irq_storm_cpu_eligible(desc))
 		return false;
-	{
-		struct irqaction *a = irq_action_load(&desc->action);
-		unsigned int walked, paced = 0;
-
-		for (walked = 0; a && walked < IRQ_MAX_SHARED; a = irq_action_load(&a->next), walked++) {
-			if (a->flags & IRQF_TIMER)
-				return false;  /* the kernel's clock: its time includes every timer's */
-			/* nr_expects: read without the lock, a count that only init_irq_expect and free_irq change. */
-			paced += __atomic_load_n(&a->nr_expects, __ATOMIC_RELAXED) != 0;
-		}
-		/*
-		 * Every driver of the line expects its interrupts (IRQ expecting):
-		 * the device interrupts for commands its driver gave, at the pace
-		 * the driver chose - a PIO disk doing its transfers in its handler
-		 * takes a third of a CPU under TCG at full speed, and is no storm.
-		 */
-		if (walked && paced == walked)
-			return false;
-	}
 	flow = __atomic_load_n(&desc->handle_irq, __ATOMIC_ACQUIRE);
 	if (!flow || flow == irq_storm_timed_flow)
 		return false;
@@ -597,12 +617,14 @@ static void irq_flood_quick_set(struct irq_desc *desc, const struct irq_policy *
 	seg->quick_claimed_fresh = seg->quick_claimed;
 	if (p->storm_max_claimed && p->storm_cpu_pct) {
 		/* The CPU-time test looks at storm_cpu_after_irqs, and at the count its timing gave (irq_storm_cpu_look). */
-		uint32_t look = irq_storm_cpu_look_at(desc, p);
+		bool eligible = irq_storm_cpu_eligible(desc);
+		uint32_t look = irq_storm_cpu_look_at(desc, p, false, eligible);
+		uint32_t fresh = irq_storm_cpu_look_at(desc, p, true, eligible);
 
 		if (look < seg->quick_claimed)
 			seg->quick_claimed = look;
-		if (p->storm_cpu_after_irqs < seg->quick_claimed_fresh)
-			seg->quick_claimed_fresh = (uint32_t)p->storm_cpu_after_irqs;
+		if (fresh < seg->quick_claimed_fresh)
+			seg->quick_claimed_fresh = fresh;
 	}
 	seg->quick_gen = __atomic_load_n(&__irq_switches.gen, __ATOMIC_RELAXED);
 }
@@ -626,7 +648,8 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 	 * nothing else: no segment has ended by time, the segment is not
 	 * complete and the storm bound is not passed; a storm window that has
 	 * ended it starts anew itself. So the result is the full path's,
-	 * interrupt for interrupt (for a run clock that does not go back).
+	 * interrupt for interrupt (for a run clock that does not go back; the
+ * CPU-time test's eligibility is the one exception: irq_storm_cpu_look_at).
 	 * The profile's generation: a relaxed load, as the profile pointer
 	 * itself is read; an interrupt that runs while another CPU switches
 	 * profiles may count by the old one, as if it had come just before
