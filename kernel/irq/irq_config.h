@@ -133,6 +133,42 @@
 #define IRQ_DIAGNOSIS_MAX 160
 #endif
 
+/*
+ * The parts of the core a build may leave out (issue 32, docs/irq-layers.md):
+ * each defence and each report, 1 (built) by default. NOT WIRED YET, except
+ * IRQ_TRACE_BUILD above: today a 0 here builds the same core as a 1, because
+ * the defences are still knotted into the dispatch core (docs/irq-layers.md,
+ * "What is measured today"); the split wires them. `make cross` builds the
+ * size matrix of them for the Cortex-M3 and says, row by row, which ones
+ * changed nothing. When wired, a left-out defence keeps its API: its calls
+ * are no-ops a caller can test for (init_irq_expect returns NULL, as it
+ * does today under noirqdebug; docs/irq-layers.md, "A defence left out").
+ */
+/* IRQ expecting (expect.c): init_irq_expect, expect_irq, unexpect_irq; the driver says when an interrupt is due. */
+#ifndef IRQ_EXPECT
+#define IRQ_EXPECT 1
+#endif
+/* IRQ watching (watch.c): watch_irq; the line is polled slowly to check that its interrupts come. */
+#ifndef IRQ_WATCH
+#define IRQ_WATCH 1
+#endif
+/* The flood defence (spurious.c): a line flooding with unclaimed interrupts is disabled, polled, retried. */
+#ifndef IRQ_FLOOD
+#define IRQ_FLOOD 1
+#endif
+/* The claimed-storm defence (spurious.c): a line interrupting faster than is useful is throttled. */
+#ifndef IRQ_STORM
+#define IRQ_STORM 1
+#endif
+/* The tick's look (tick_look.c): the host's tick looks at verified expect tokens instead of the poll timer. */
+#ifndef IRQ_TICK_LOOK
+#define IRQ_TICK_LOOK 1
+#endif
+/* The health report in sentences (health.c); 0: a terse numeric report, one line per line, no prose. */
+#ifndef IRQ_HEALTH_TEXT
+#define IRQ_HEALTH_TEXT 1
+#endif
+
 /* ---- range checks -------------------------------------------------------- */
 #if IRQ_MINIMAL != 0 && IRQ_MINIMAL != 1
 #error "IRQ_MINIMAL must be 0 (the full build) or 1 (the minimal build for small kernels)"
@@ -173,6 +209,14 @@
 #endif
 #if IRQ_DIAGNOSIS_MAX < 32 || IRQ_DIAGNOSIS_MAX > 1024
 #error "IRQ_DIAGNOSIS_MAX must be 32..1024 bytes"
+#endif
+#if (IRQ_EXPECT != 0 && IRQ_EXPECT != 1) || (IRQ_WATCH != 0 && IRQ_WATCH != 1) || \
+    (IRQ_FLOOD != 0 && IRQ_FLOOD != 1) || (IRQ_STORM != 0 && IRQ_STORM != 1) || \
+    (IRQ_TICK_LOOK != 0 && IRQ_TICK_LOOK != 1) || (IRQ_HEALTH_TEXT != 0 && IRQ_HEALTH_TEXT != 1)
+#error "IRQ_EXPECT, IRQ_WATCH, IRQ_FLOOD, IRQ_STORM, IRQ_TICK_LOOK and IRQ_HEALTH_TEXT must each be 0 (left out) or 1 (built)"
+#endif
+#if IRQ_TICK_LOOK && !IRQ_EXPECT
+#error "IRQ_TICK_LOOK=1 needs IRQ_EXPECT=1: the tick looks at expect tokens; set IRQ_TICK_LOOK=0 too"
 #endif
 
 #endif /* IRQ_CONFIG_H */
