@@ -892,8 +892,8 @@ bool __irq_cpu_ran(const struct irq_cpu_mark *m);
  */
 bool __irq_cpu_stalled(const struct irq_cpu_mark *m, uint64_t now);
 
-/* __irq_cpu_moved - whether the CPU of @m has finished an interrupt since @m. Lock held. */
-bool __irq_cpu_moved(const struct irq_cpu_mark *m);
+/* __irq_cpu_finished - how many interrupts the CPU of @m has finished since @m. Lock held. */
+uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m);
 
 /* ---- poll.c -------------------------------------------------------------- */
 

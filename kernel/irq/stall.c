@@ -95,7 +95,7 @@ bool __irq_cpu_stalled(const struct irq_cpu_mark *m, uint64_t now)
 	return irq_port_cpu_progress(m->cpu) == m->progress && now >= m->at_ns && now - m->at_ns >= p->stall_ns;
 }
 
-bool __irq_cpu_moved(const struct irq_cpu_mark *m)
+uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m)
 {
-	return irq_port_cpu_progress(m->cpu) != m->progress;
+	return irq_port_cpu_progress(m->cpu) - m->progress;  /* (a count that wraps: by difference) */
 }

@@ -33,12 +33,16 @@
 #define DEV_LATENCY_NS (50 * SIM_US)
 #define DEV_THINK_NS (20 * SIM_US)
 /*
- * A slow one: 1.5 ms per command, longer than the tick period, so its
- * verified token's safety poll finds it busy while CPU 1 runs, and the
- * polls that follow (no longer held for CPU 1) take the work that a stall
- * holds back: the verdict's own rule is what keeps the trust then.
+ * A slow one: longer than the tick period, so its verified token's safety
+ * poll finds it busy while CPU 1 runs, and the polls that follow (no
+ * longer held for CPU 1) take the work that a stall holds back: the
+ * verdict's own rule is what keeps the trust then. With the tick, longer
+ * than the stall_gate (3) tick periods that the safety poll waits for
+ * CPU 1: 4.5 ms; without it (no gate) 1.5 ms, so that a 5 ms stall holds
+ * several completions.
  */
-#define SLOW_LATENCY_NS (1500 * SIM_US)
+#define SLOW_LATENCY_NS (4500 * SIM_US)
+#define SLOW_LATENCY_NO_TICK_NS (1500 * SIM_US)
 /* A watched device with work every 10 ms (a keyboard's interrupt pipe under typing). */
 #define WATCHED_THINK_NS (10 * SIM_MS)
 #define DEV_TIMEOUT_NS (5 * SIM_S)
@@ -55,11 +59,11 @@ static struct sim_dev disk(void)
 				 .timeout_ns = DEV_TIMEOUT_NS, .use_expect = true, .seed = 28 };
 }
 
-static struct sim_dev slow_disk(void)
+static struct sim_dev slow_disk(bool tick)
 {
 	struct sim_dev d = disk();
 
-	d.latency_ns = SLOW_LATENCY_NS;
+	d.latency_ns = tick ? SLOW_LATENCY_NS : SLOW_LATENCY_NO_TICK_NS;
 	return d;
 }
 
@@ -124,7 +128,7 @@ static void stalled_cpu_holds_the_interrupt(void **state, bool tick, bool slow)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(stalls_ns) / sizeof(stalls_ns[0]); i++) {
-		struct sim_dev d = slow ? slow_disk() : disk();
+		struct sim_dev d = slow ? slow_disk(tick) : disk();
 		uint64_t ops, held, polled;
 		struct irq_desc *desc;
 
@@ -195,7 +199,7 @@ static void without_a_tick_the_verdict_waits_for_the_stalled_cpu(void **state)
  */
 static void lost_during_a_stall(void **state, bool tick)
 {
-	struct sim_dev d = tick ? disk() : slow_disk();
+	struct sim_dev d = tick ? disk() : slow_disk(false);
 	struct irq_desc *desc;
 	uint64_t stall = 50 * SIM_MS, end;
 	/* Without the tick a busy verified token is looked at once per recheck (the slow disk: its follow-up polls). */
