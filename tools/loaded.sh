@@ -47,7 +47,8 @@ trap 'stop_loops' EXIT
 
 i=0
 while [ "$i" -lt "$n" ]; do
-	sh -c 'while :; do :; done' &
+	# Not on CMD's stdin/stdout: a reader of CMD's output sees its end when CMD ends.
+	sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
 	pids="$pids $!"
 	i=$((i + 1))
 done

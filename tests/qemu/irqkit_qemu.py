@@ -10,6 +10,7 @@ error, and conftest.py prints the log of every guest of a failed test.
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import tempfile
@@ -21,6 +22,7 @@ KERNEL = os.path.join(ROOT, "build", "kernel.elf")
 ISO = os.path.join(ROOT, "build", "irqkit.iso")
 QEMU = os.environ.get("QEMU", "qemu-system-i386")
 ACCEL = os.environ.get("QEMU_ACCEL", "tcg")
+LOADED = os.path.join(ROOT, "tools", "loaded.sh")
 
 DEBUGEXIT_PORT = 0xF4
 # Kernel exit codes (include/kernel/panic.h) as QEMU exit statuses.
@@ -84,7 +86,7 @@ class GuestTimeout(AssertionError):
 
 class Guest:
     def __init__(self, append="", iso=False, machine="pc", memory="128M", extra=(),
-                 icount=None, boot_timeout=60, accel=None):
+                 icount=None, boot_timeout=60, accel=None, loaded=None):
         self.tmp = tempfile.mkdtemp(prefix="irqkit-qemu-")
         self.qmp_path = os.path.join(self.tmp, "qmp.sock")
         # accel: a full -accel option (e.g. "tcg,thread=multi" for parallel vCPUs),
@@ -104,11 +106,16 @@ class Guest:
             args += ["-kernel", KERNEL, "-append", append]
         args += list(extra)
         self.args = args
+        # loaded: QEMU runs beside that many busy loops (tools/loaded.sh; 0: one per host core),
+        # all in a process group of their own, which kill() ends as a whole.
+        self.loaded = loaded
+        if loaded is not None:
+            args = [LOADED] + (["-n", str(loaded)] if loaded else []) + args
         self.append = append
         self.buf = ""
         self.cond = threading.Condition()
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE)
+                                     stderr=subprocess.PIPE, start_new_session=loaded is not None)
         self.stderr = ""
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -222,6 +229,22 @@ class Guest:
         return rc
 
     def kill(self):
+        if self.loaded is not None:
+            # tools/loaded.sh, its busy loops and QEMU: TERM lets the script stop its loops; KILL
+            # whatever is left of the group (QEMU ignores nothing, the loops may outlive a KILLed script).
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(self.proc.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    self.proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    pass
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
