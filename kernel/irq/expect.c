@@ -742,6 +742,36 @@ static enum irq_claim_verdict __irq_expect_claim_verdict(struct irq_desc *desc, 
 	return unclaimed_since ? IRQ_CLAIM_LATE : next_by_irq ? IRQ_CLAIM_UNSURE : IRQ_CLAIM_LOST;
 }
 
+/*
+ * The driver timed out (unexpect_irq(exp, true)): was the line's CPU shown
+ * not to run? A time-out is the driver's own "lost", judged by time alone,
+ * so the rule of the polls' verdicts holds for it too: lost only if the CPU
+ * the line is routed to has run with the line deliverable since the
+ * interrupt was due. Since the expect's first poll (its mark) or, for a
+ * verified token whose safety poll waited for that CPU, since the poll
+ * came due (the gate's mark): if that CPU has not finished stall_ran_irqs
+ * interrupts since (one on its own CPU), it was not running - a virtual
+ * CPU its host kept off the host's CPUs for the driver's whole wait, or a
+ * CPU stuck inside the line's handler - and the interrupt is late, not
+ * lost: counted with the completions late while the CPU did not run, not
+ * announced, the token's trust kept (the driver counts its time-out all
+ * the same). Without a mark (no poll since the expect) judged as before.
+ * @st: the token's state at the unexpect. Lock held.
+ */
+static bool __irq_expect_timeout_stalled(struct irq_desc *desc, struct irq_expect *exp, uint32_t st)
+{
+	const struct irq_cpu_mark *since = NULL;
+
+	(void)desc;
+	if (!irq_policy()->stall_ran_irqs)
+		return false;
+	if (st & IRQ_EXP_FIRST_POLL)
+		since = &exp->first_poll_mark;
+	else if (exp->gate.at_ns && exp->gate_started_ns == irq_load_u64(&exp->started_ns))
+		since = &exp->gate;
+	return since && !__irq_cpu_ran(since);
+}
+
 /* @n times @cost, at most IRQ_EXPECT_TIMEOUT_COST - 1 (a batch of lost completions). */
 static uint32_t irq_expect_cost_times(uint32_t cost, uint32_t n)
 {
@@ -1038,7 +1068,12 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 		}
 		if (timedout) {
 			exp->timeouts++;
-			__irq_expect_bad(desc, exp, IRQ_EXPECT_TIMEOUT_COST, now);
+			if (__irq_expect_timeout_stalled(desc, exp, st)) {
+				exp->completions_stalled++;
+				IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, IRQ_TVERD_STALLED, irq_trace_id(exp));
+			} else {
+				__irq_expect_bad(desc, exp, IRQ_EXPECT_TIMEOUT_COST, now);
+			}
 		} else if (by_poll) {
 			__irq_expect_polled(desc, exp, st, elapsed, now);
 		} else if (verify) {
@@ -1180,8 +1215,10 @@ void __irq_expect_mark_polled(struct irqaction *action, uint64_t poll_ns)
 		if (st & IRQ_EXP_CLAIM)
 			__irq_expect_note_stall(e, poll_ns);
 		if ((st & IRQ_EXP_EXPECTING) && irq_load_u64(&e->started_ns) < poll_ns &&
-		    !(__atomic_fetch_or(&e->state, IRQ_EXP_FIRST_POLL, __ATOMIC_SEQ_CST) & IRQ_EXP_FIRST_POLL))
+		    !(__atomic_fetch_or(&e->state, IRQ_EXP_FIRST_POLL, __ATOMIC_SEQ_CST) & IRQ_EXP_FIRST_POLL)) {
 			e->first_polled_ns = poll_ns;
+			__irq_cpu_mark(e->desc, &e->first_poll_mark, poll_ns);  /* for a time-out's verdict */
+		}
 	}
 }
 

@@ -154,6 +154,7 @@ struct irq_expect {
 	uint64_t latency_avg_ns;      /* moving average of interrupt-delivered latency (0: none yet) */
 	uint64_t first_poll_ns;       /* delay of the first poll after expect_irq while not verified */
 	uint64_t first_polled_ns;     /* when the first poll of the current expect ran */
+	struct irq_cpu_mark first_poll_mark; /* the line's CPU at that poll (a time-out's verdict: expect.c) */
 	uint32_t first_hits;          /* completions found by the first poll since it last missed (irq_expect_learn_poll) */
 	uint32_t verified_poll_ns;    /* delay of the safety poll while verified (0: slow poll only) */
 	/*
@@ -176,7 +177,7 @@ struct irq_expect {
 	uint64_t completions_late;    /* of those, judged late: their interrupt came after the poll */
 	uint64_t completions_unsure;  /* of those, followed by one delivered by interrupt: maybe late */
 	uint64_t completions_beat;    /* of the late ones, found while the line's interrupt was pending (irq_pending) */
-	uint64_t completions_stalled; /* found by polling while the line's CPU was not running: late, not judged */
+	uint64_t completions_stalled; /* found by polling, or timed out, while the line's CPU was not running: late, not judged */
 	uint64_t gate_waits;          /* safety polls that waited for the line's CPU to run */
 	uint64_t timeouts;            /* unexpect_irq(..., true) */
 	uint32_t misuse;              /* misuses seen (rate-limits their reports) */

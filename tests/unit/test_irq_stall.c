@@ -244,6 +244,60 @@ static void without_a_tick_an_interrupt_lost_during_a_stall_is_judged_once_the_c
 	lost_during_a_stall(state, false);
 }
 
+/*
+ * The driver's own time-out (20 ms here) ends its wait while CPU 1 stands
+ * still for 50 ms with the command's interrupt pending, and the safety poll
+ * waits for CPU 1: the driver gives up and completes the command itself.
+ * That time-out, judged by time alone, is no lost interrupt either: late
+ * (CPU not running), not announced, the token still verified. Against it,
+ * a device that really never answers (its commands outlast the time-out)
+ * on a line whose CPU runs: each time-out is judged, and announced.
+ */
+#define DRIVER_TIMEOUT_NS (20 * SIM_MS)
+
+static void a_driver_time_out_while_the_cpu_stands_still_is_not_a_lost_interrupt(void **state)
+{
+	struct sim_dev d = disk();
+	uint64_t held, stalled;
+
+	d.timeout_ns = DRIVER_TIMEOUT_NS;
+	start_on_cpu1(state, &d, true);
+	held = sim_line(LINE)->stalled_takes;
+	stalled = d.exp->completions_stalled;
+	sim_cpu_stall(LINE_CPU, 50 * SIM_MS);
+	sim_run_for(50 * SIM_MS + AFTER_NS);
+	print_message("driver time-out during a stall: %llu time-outs, %llu held deliveries, %llu late while CPU 1 did "
+		      "not run, %llu completions by poll\n", (unsigned long long)d.timeouts,
+		      (unsigned long long)(sim_line(LINE)->stalled_takes - held),
+		      (unsigned long long)(d.exp->completions_stalled - stalled), (unsigned long long)d.by_poll);
+	/* The scenario: the driver timed out while the interrupt waited for CPU 1. */
+	assert_true(sim_line(LINE)->stalled_takes > held);
+	assert_true(d.timeouts >= 1);  /* (2: the next command, started at the first time-out, waits for CPU 1 too) */
+	/* The verdict: not judged, not announced, the trust kept. */
+	assert_true(d.exp->completions_stalled - stalled >= d.timeouts);
+	assert_true(verified(&d));
+	assert_int_equal(d.exp->action->health.episodes, 0);
+	assert_false(irq_host_log_contains("timed out"));
+	sim_dev_detach(&d);
+}
+
+static void a_driver_time_out_while_the_cpu_runs_is_judged(void **state)
+{
+	struct sim_dev d = disk();
+
+	d.timeout_ns = DRIVER_TIMEOUT_NS;
+	start_on_cpu1(state, &d, true);
+	/* From now on every command takes longer than the driver waits. */
+	d.latency_ns = 10 * DRIVER_TIMEOUT_NS;
+	sim_run_for(3 * d.latency_ns);
+	print_message("driver time-outs, CPU 1 running: %llu time-outs, announced %s\n", (unsigned long long)d.timeouts,
+		      irq_host_log_contains("expected interrupt timed out") ? "yes" : "no");
+	assert_true(d.timeouts >= 2);
+	assert_false(verified(&d));
+	assert_true(irq_host_log_contains_all("\"disk\"", "expected interrupt timed out"));
+	sim_dev_detach(&d);
+}
+
 /* The device's next command starts at @at_ns exactly (it is stopped meanwhile). */
 static void start_a_command_at(struct sim_dev *d, uint64_t at_ns)
 {
@@ -415,6 +469,8 @@ int main(void)
 		SIM_CASE(a_watched_line_that_loses_its_interrupts_during_a_stall_is_judged_once_the_cpu_runs),
 		SIM_CASE(a_whole_machine_stopped_with_the_interrupt_pending_loses_nothing),
 		SIM_CASE(a_completion_by_interrupt_while_the_verdict_waits_keeps_it_unsure),
+		SIM_CASE(a_driver_time_out_while_the_cpu_stands_still_is_not_a_lost_interrupt),
+		SIM_CASE(a_driver_time_out_while_the_cpu_runs_is_judged),
 	};
 
 	sim_filter_from_env();
