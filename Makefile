@@ -96,14 +96,19 @@ QEMU_RUN_FLAGS := -machine pc -m 128M -serial mon:stdio -display none -no-reboot
 #   APPEND                     kernel parameters, e.g. "noapic loglevel=7"; make run then
 #                              loads build/kernel.elf with -kernel -append (the ISO stays
 #                              attached as the CD), because GRUB's menu line takes none
+#   SMP=N                      N CPUs, each on a host thread of its own (-smp N -accel tcg,thread=multi);
+#                              QEMU 7.2 refuses -accel beside -machine accel=, so SMP picks one form
 QEMU_EXTRA ?=
 RUN_EXTRA ?= $(QEMU_EXTRA)
 APPEND ?=
+SMP ?=
+run_comma := ,
+RUN_ACCEL = $(if $(filter-out 0 1,$(SMP)),-accel $(QEMU_ACCEL)$(if $(filter tcg,$(QEMU_ACCEL)),$(run_comma)thread=multi) -smp $(SMP),-machine accel=$(QEMU_ACCEL))
 RUN_BOOT = -cdrom $(BUILD)/irqkit.iso -boot d $(if $(strip $(APPEND)),-kernel $(BUILD)/kernel.elf -append "$(APPEND)")
 
 run: deps all
 	@echo "irqkit: booting $(if $(strip $(APPEND)),$(BUILD)/kernel.elf with \"$(APPEND)\",$(BUILD)/irqkit.iso); serial console here, Ctrl-A X quits QEMU"
-	$(QEMU) -machine accel=$(QEMU_ACCEL) $(QEMU_RUN_FLAGS) $(RUN_BOOT) $(RUN_EXTRA)
+	$(QEMU) $(RUN_ACCEL) $(QEMU_RUN_FLAGS) $(RUN_BOOT) $(RUN_EXTRA)
 
 debug: deps all
 	@echo "irqkit: QEMU waits for gdb on :1234. In another terminal:"
