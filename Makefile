@@ -129,6 +129,8 @@ FUZZERS :=
 -include $(sort $(wildcard tests/cross/*.mk))
 # make trace, trace-test, trace-pictures: the interrupt core's event trace (tools/trace/trace.mk).
 -include tools/trace/trace.mk
+# make course-transcripts, course-test: the course's transcripts, commands and pictures (tools/course/course.mk).
+-include tools/course/course.mk
 
 UNIT_BINS := $(patsubst %,$(BUILD)/host/unit/%,$(UNIT_TESTS))
 
@@ -201,6 +203,7 @@ test: deps
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory docs-test
 	@$(MAKE) --no-print-directory trace-test
+	@$(MAKE) --no-print-directory course-test
 	@$(MAKE) --no-print-directory cross
 	@$(MAKE) --no-print-directory qemu-test
 	@$(MAKE) --no-print-directory test-bochs

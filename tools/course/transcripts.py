@@ -1,0 +1,603 @@
+#!/usr/bin/env python3
+"""transcripts.py - the shell sessions shown in the docs, produced by the kernel and checked.
+
+    transcripts.py --write [PAGE ...]    run every marked session, write the real output into the page
+    transcripts.py --check [PAGE ...]    run them again, fail where a page no longer matches in shape
+    transcripts.py --list  [PAGE ...]    the sessions and the boots they share
+
+`make course-transcripts` is `--write` over every page; `make course-test` runs `--check`
+(tests/course/test_transcripts.py). With no PAGE: the course (docs/course/*.md) and every page
+of docs/ (docs/*.md).
+
+A session is a fenced block with the info string `console`, right after an HTML comment that
+starts with `session`:
+
+    <!-- session
+    boot: ex-drop
+    show irqs: ^ {1,2}14 |^IRQ health|^  line 14
+    vary: for # ms
+    -->
+    ```console
+    $ make run RUN_EXTRA="$D -icount shift=3,sleep=off"
+    irqkit> inject ata-drop:100
+    irqkit> irqs
+    ```
+
+In the block, a line that starts with `$ ` is a command for the host's shell (bash, in the top of
+the tree); `$ make run ...` boots QEMU exactly as a student would (the Makefile's `make run`, its
+serial console on a pipe), and the lines that start with `irqkit> ` are typed into that kernel's
+shell, one after the other, each once the prompt came back. Every other line of the block is
+output, and is what this tool writes: the real output of each command, with the kernel's
+`[seconds]` stamps left out. A host shell variable set on a page (`$ D="-drive ..."`) holds for
+the rest of that page.
+
+The comment says, one per line:
+
+  boot: NAME          the sessions that name one boot share one QEMU, in page order (the docs
+                      first, then ...). A session that starts with `$ make run` starts it (or, when
+                      the boot is already running with the very same command, goes on in it: the
+                      page then shows the command again, so a reader sees how it was booted); a
+                      session without one goes on in the boot it names. Without `boot:`, a
+                      `make run` boots afresh and ends with its session.
+  show CMD: REGEX     of the output of commands that start with CMD (`boot`: the boot log, shown
+                      only when asked for), keep the lines REGEX finds; each run of cut lines is
+                      one `...` line
+  wait CMD: REGEX     after CMD's prompt came back, wait until REGEX appears in the console (the
+                      kernel's messages that come meanwhile are CMD's output)
+  timeout CMD: S      how long CMD (or `boot`) may take, in seconds of the host (default 60 / 120)
+  vary: TEMPLATE      numbers that differ from run to run: the template is output text with `#`
+                      for each such number (decimal, 0x-hex, or a hex word such as a hash), or
+                      `#{LO..HI}` for a decimal one that must lie within bounds;
+                      every other number of the block must come back exactly
+  claim: TEMPLATE     what the page's text says about this output (a template as for vary:): some
+                      line of the output must hold it, when the page is written and when it is
+                      checked, so that a rewritten transcript cannot leave the prose behind it wrong
+
+"In shape" means: the same lines, in the same order, the same words, and the same numbers except
+where a `vary:` (or one of DEFAULT_VARY) allows them to differ. The check names the first line
+that differs and shows both.
+"""
+import argparse
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+PROMPT = "irqkit> "
+HOST = "$ "
+STAMP_RX = re.compile(r"^\[\s*\d+\.\d{6}\] ", re.M)
+ANSI_RX = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
+MARKER_RX = re.compile(r"<!--\s*session\b(?P<body>.*?)-->[ \t]*\n(?P<open>```console[^\n]*)\n(?P<block>.*?)^```[ \t]*$",
+                       re.S | re.M)
+# A number of the output: decimal (with a fraction), 0x-hex, or a hex word with a digit in it (a hash).
+NUMBER = r"(?:0x[0-9a-fA-F]+|\d+\.\d+|[0-9a-f]*\d[0-9a-f]*)"
+BOOT_TIMEOUT = 120
+CMD_TIMEOUT = 60
+# Numbers that vary in every run, on any page: a read's duration and speed depend on the host.
+DEFAULT_VARY = ["bytes in # us, # MB/s)"]
+QUIT = b"\x01x"   # Ctrl-A X: QEMU's monitor multiplexed on the serial console (-serial mon:stdio) quits
+
+
+def course_pages():
+    d = os.path.join(ROOT, "docs", "course")
+    order = ["README.md"]
+    order += sorted(f for f in os.listdir(d) if re.match(r"\d+-.*\.md$", f))
+    order += sorted(f for f in os.listdir(d) if f.endswith(".md") and f not in order)
+    return [os.path.join(d, f) for f in order]
+
+
+def all_pages():
+    docs = os.path.join(ROOT, "docs")
+    return course_pages() + sorted(os.path.join(docs, f) for f in os.listdir(docs) if f.endswith(".md"))
+
+
+class PageError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------
+# Pages and sessions
+
+class Session:
+    def __init__(self, page, index, m, text):
+        self.page, self.index = page, index
+        self.span = m.span("block")
+        self.line = text.count("\n", 0, m.start()) + 1
+        self.where = f"{os.path.relpath(page, ROOT)}:{self.line}"
+        self.boot = None
+        self.show, self.wait, self.timeout, self.vary, self.claims = {}, {}, {}, list(DEFAULT_VARY), []
+        for raw in m.group("body").strip().split("\n"):
+            raw = raw.strip()
+            if not raw:
+                continue
+            km = re.match(r"(boot|show|wait|timeout|vary|claim)(?: ([^:]+?))?:\s?(.*)$", raw)
+            if not km:
+                raise PageError(f"{self.where}: session comment line not understood: {raw!r}")
+            key, arg, val = km.group(1), km.group(2), km.group(3)
+            if key == "boot":
+                self.boot = val.strip()
+            elif key == "vary":
+                self.vary.append(val)
+            elif key == "claim":
+                self.claims.append(val)
+            elif arg is None:
+                raise PageError(f"{self.where}: `{key}` needs a command: `{key} CMD: ...`")
+            elif key == "show":
+                self.show[arg] = re.compile(val)
+            elif key == "wait":
+                self.wait[arg] = re.compile(val, re.M)
+            else:
+                self.timeout[arg] = float(val)
+        self.lines = m.group("block").rstrip("\n").split("\n") if m.group("block").strip() else []
+        self.inputs = [l for l in self.lines if l.startswith(HOST) or l.startswith(PROMPT)]
+        if not self.inputs:
+            raise PageError(f"{self.where}: a session block with no `$ ` or `irqkit> ` line")
+        self.make_run = next((l[len(HOST):] for l in self.inputs if re.match(r"\$ make run\b", l)), None)
+        if self.make_run is None and any(l.startswith(PROMPT) for l in self.inputs) and not self.boot:
+            raise PageError(f"{self.where}: typed commands but no `$ make run` and no `boot:` to go on in")
+        first_run = next((i for i, l in enumerate(self.inputs) if re.match(r"\$ make run\b", l)), None)
+        if first_run is not None and any(l.startswith(PROMPT) for l in self.inputs[:first_run]):
+            raise PageError(f"{self.where}: `irqkit> ` lines before the `$ make run` of the block")
+
+    def for_cmd(self, table, cmd, default=None):
+        """The entry of @table whose key is the longest prefix of @cmd (as words)."""
+        best = None
+        for key in table:
+            if cmd == key or cmd.startswith(key + " "):
+                if best is None or len(key) > len(best):
+                    best = key
+        return table[best] if best is not None else default
+
+
+def read_sessions(page):
+    text = open(page).read()
+    return text, [Session(page, i, m, text) for i, m in enumerate(MARKER_RX.finditer(text))]
+
+
+# ---------------------------------------------------------------------------
+# Running: the host's shell and `make run`
+
+def clean_env():
+    env = dict(os.environ)
+    for k in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES"):
+        env.pop(k, None)
+    env["LC_ALL"] = "C"
+    return env
+
+
+def shell_prefix(assigns):
+    return "".join(a + "\n" for a in assigns)
+
+
+def expand(cmd, assigns):
+    """@cmd with the page's variables put in (as bash would, for the simple NAME="value" the pages set)."""
+    for a in reversed(assigns):
+        name, val = a.split("=", 1)
+        val = val[1:-1] if len(val) >= 2 and val[0] == val[-1] and val[0] in "\"'" else val
+        cmd = re.sub(r"\$(?:%s\b|\{%s\})" % (name, name), lambda _: val, cmd)
+    return cmd
+
+
+def run_host(cmd, assigns, timeout):
+    p = subprocess.run(["bash", "-c", "set -e\n" + shell_prefix(assigns) + cmd], cwd=ROOT, env=clean_env(),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    out = p.stdout.decode("utf-8", "replace")
+    if p.returncode:
+        raise PageError(f"`{cmd}` failed (exit {p.returncode}):\n{out[-2000:]}")
+    return out
+
+
+class Boot:
+    """One `make run`: QEMU with its serial console (and monitor) on our pipes."""
+
+    def __init__(self, name, cmd, assigns, where, timeout, boot_wait=None):
+        self.name, self.cmd, self.where = name, cmd, where
+        self.proc = subprocess.Popen(["bash", "-c", shell_prefix(assigns) + "exec " + cmd], cwd=ROOT,
+                                     env=clean_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self.buf = ""
+        self.lock = threading.Condition()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        m = self.wait_for(re.escape(PROMPT), 0, timeout, "the shell's first prompt")
+        start = self.buf.find("[    0.000000]")
+        self.pos = m.end()
+        if boot_wait is not None:   # messages of the boot that come after the prompt (USB, ...)
+            w = self.wait_for(boot_wait.pattern, self.pos, timeout, f"/{boot_wait.pattern}/ in the boot log")
+            self.pos = self.line_end(w)
+        self.boot_log = self.buf[max(start, 0):self.pos]
+
+    def _read(self):
+        fd = self.proc.stdout.fileno()
+        while True:
+            data = os.read(fd, 65536)
+            if not data:
+                break
+            with self.lock:
+                self.buf += data.decode("utf-8", "replace").replace("\r", "")
+                self.lock.notify_all()
+        with self.lock:
+            self.lock.notify_all()
+
+    def wait_for(self, pattern, start, timeout, what):
+        rx = re.compile(pattern, re.M)
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            while True:
+                m = rx.search(self.buf, start)
+                if m:
+                    return m
+                left = deadline - time.monotonic()
+                if self.proc.poll() is not None and not self.reader.is_alive():
+                    raise PageError(f"{self.where}: `{self.cmd}` ended (exit {self.proc.returncode}) before "
+                                    f"{what}; its last output:\n{self.buf[-3000:]}")
+                if left <= 0:
+                    raise PageError(f"{self.where}: no {what} after {timeout:.0f} s of `{self.cmd}`; "
+                                    f"its last output:\n{self.buf[-3000:]}")
+                self.lock.wait(min(left, 0.2))
+
+    def send(self, data):
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def type(self, cmd, timeout, wait=None):
+        """Type @cmd; RETURNS its output (the kernel's messages that came before the prompt after it,
+        and until @wait was seen, included)."""
+        start = len(self.buf)
+        self.send(cmd.encode() + b"\r")
+        echo = self.wait_for(re.escape(cmd) + r"\n", start, 20, f"the echo of `{cmd}`")
+        # The kernel's messages since the last prompt (the previous command's): only stamped lines,
+        # not the prompt drawn again nor the echo of what was typed so far.
+        between = "".join(l for l in self.buf[self.pos:echo.start()].splitlines(True) if STAMP_RX.match(l))
+        done = self.wait_for(re.escape(PROMPT), echo.end(), timeout, f"the prompt after `{cmd}`")
+        out = self.buf[echo.end():done.start()]
+        self.pos = done.end()
+        if wait is not None:
+            w = self.wait_for(wait.pattern, self.pos, timeout, f"/{wait.pattern}/ after `{cmd}`")
+            # the lines up to the one that matched; what follows is left for the next command
+            eol = self.line_end(w)
+            out += "".join(l for l in self.buf[self.pos:eol].splitlines(True) if STAMP_RX.match(l))
+            self.pos = eol
+        return between, out
+
+    def line_end(self, m):
+        """The end of the line (its newline included) that match @m ends in."""
+        eol = self.buf.find("\n", m.end() - 1 if m.group(0).endswith("\n") else m.end())
+        return len(self.buf) if eol < 0 else eol + 1
+
+    def leftover(self):
+        return self.buf[self.pos:]
+
+    def quit(self):
+        try:
+            self.send(QUIT)
+            self.proc.wait(15)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+        self.reader.join(5)
+
+
+def console_lines(text):
+    """Serial text as the page shows it: no terminal escapes, no printk stamps, no bare prompts
+    (a message that came while the prompt was shown ends that line and the prompt is drawn again)."""
+    text = STAMP_RX.sub("", ANSI_RX.sub("", text))
+    out = [l.rstrip() for l in text.split("\n") if l.strip() != PROMPT.strip()]
+    while out and not out[-1]:
+        out.pop()
+    while out and not out[0]:
+        out.pop(0)
+    return out
+
+
+def filtered(lines, rx):
+    if rx is None:
+        return lines
+    out, cut = [], False
+    for l in lines:
+        if rx.search(l):
+            out.append(l)
+            cut = False
+        elif not cut:
+            out.append("...")
+            cut = True
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Playing the sessions
+
+class Player:
+    def __init__(self, sessions, log=print):
+        self.sessions = sessions
+        self.log = log
+        self.results = {}            # (page, index) -> list of block lines
+
+    def plan(self):
+        """Group the sessions into boots. RETURNS [(boot key, [sessions])] in first-use order, and the
+        host-only sessions."""
+        groups, order, host_only, anon = {}, [], [], 0
+        for s in self.sessions:
+            if s.make_run is None and s.boot is None:
+                host_only.append(s)
+                continue
+            if s.boot is None:
+                key = f"#{anon}"
+                anon += 1
+            else:
+                key = s.boot
+            if key not in groups:
+                if s.make_run is None:
+                    raise PageError(f"{s.where}: boot `{key}` goes on here, but no session before starts it")
+                groups[key] = []
+                order.append(key)
+            elif s.make_run is not None and s.make_run != groups[key][0].make_run:
+                raise PageError(f"{s.where}: boot `{key}` was started with `{groups[key][0].make_run}`, "
+                                f"this session shows `{s.make_run}`")
+            groups[key].append(s)
+        return [(k, groups[k]) for k in order], host_only
+
+    def run(self, jobs=1):
+        t0 = time.monotonic()
+        groups, _ = self.plan()
+        # The host's commands first, in page order (the disk images the boots use), with each page's
+        # variables; a boot's session then only types into the kernel.
+        assigns, host_out = {}, {}
+        for s in self.sessions:
+            a = assigns.setdefault(s.page, [])
+            for inp in s.inputs:
+                if not inp.startswith(HOST) or re.match(r"\$ make run\b", inp):
+                    continue
+                cmd = inp[len(HOST):]
+                if re.fullmatch(r"[A-Za-z_]\w*=.*", cmd):
+                    a.append(cmd)
+                    host_out[(s.page, s.index, inp)] = []
+                else:
+                    host_out[(s.page, s.index, inp)] = console_lines(
+                        run_host(cmd, a, s.for_cmd(s.timeout, cmd, CMD_TIMEOUT)))
+            s.assigns = list(a)
+        self.host_out = host_out
+        # Boots run @jobs at a time, but never two on one disk image: QEMU locks the file it writes.
+        todo, busy, cond = list(groups), set(), threading.Condition()
+
+        def files(ss):
+            return set(re.findall(r"file=([^,\s\"]+)", expand(ss[0].make_run, ss[0].assigns)))
+
+        def worker():
+            while True:
+                with cond:
+                    while True:
+                        if not todo:
+                            return
+                        pick = next((g for g in todo if not files(g[1]) & busy), None)
+                        if pick:
+                            todo.remove(pick)
+                            busy.update(files(pick[1]))
+                            break
+                        cond.wait()
+                try:
+                    self.play_boot(*pick)
+                finally:
+                    with cond:
+                        busy.difference_update(files(pick[1]))
+                        cond.notify_all()
+
+        with ThreadPoolExecutor(max_workers=max(jobs, 1)) as ex:
+            for fut in [ex.submit(worker) for _ in range(max(jobs, 1))]:
+                fut.result()
+        for s in self.sessions:
+            if (s.page, s.index) not in self.results:
+                self.results[(s.page, s.index)] = self.render(s, None, {})
+        self.log(f"transcripts: {len(self.sessions)} sessions, {len(groups)} boots, {time.monotonic() - t0:.0f} s")
+
+    def play_boot(self, key, sessions):
+        t = time.monotonic()
+        boot = None
+        try:
+            for s in sessions:
+                outs = {}
+                for inp in s.inputs:
+                    if re.match(r"\$ make run\b", inp):
+                        if boot is None:
+                            boot = Boot(key, s.make_run, s.assigns, s.where,
+                                        s.timeout.get("boot", BOOT_TIMEOUT), s.wait.get("boot"))
+                        outs[inp] = (boot, None)
+                    elif inp.startswith(PROMPT):
+                        cmd = inp[len(PROMPT):]
+                        outs.setdefault("typed", []).append(
+                            (inp, boot.type(cmd, s.for_cmd(s.timeout, cmd, CMD_TIMEOUT), s.for_cmd(s.wait, cmd))))
+                self.results[(s.page, s.index)] = self.render(s, boot, outs)
+        finally:
+            if boot is not None:
+                boot.quit()
+        self.log(f"transcripts: boot {key}: {len(sessions)} session(s) in {time.monotonic() - t:.0f} s")
+
+    def render(self, s, boot, outs):
+        lines, typed, prev = [], list(outs.get("typed", [])), None
+        for inp in s.inputs:
+            if inp.startswith(PROMPT):
+                _, (between, out) = typed.pop(0)
+                if prev is not None and between.strip():
+                    lines += filtered(console_lines(between), s.for_cmd(s.show, prev))
+                lines.append(inp)
+                lines += filtered(console_lines(out), s.for_cmd(s.show, inp[len(PROMPT):]))
+                prev = inp[len(PROMPT):]
+            elif re.match(r"\$ make run\b", inp):
+                lines.append(inp)
+                if "boot" in s.show and boot is not None:
+                    lines += filtered(console_lines(boot.boot_log), s.show["boot"])
+            else:
+                lines.append(inp)
+                lines += self.host_out.get((s.page, s.index, inp), [])
+        return lines
+
+
+# ---------------------------------------------------------------------------
+# Comparing in shape
+
+def literal_rx(text):
+    """@text as a regex in which a run of spaces matches any run of spaces (table columns widen)."""
+    return re.sub(r"(?:\\ )+", " +", re.escape(text))
+
+
+def template_rx(t):
+    parts = re.split(r"(#(?:\{-?[\d.]+\.\.-?[\d.]+\})?)", t)
+    rx, bounds = "", []
+    for p in parts:
+        if p.startswith("#"):
+            rx += f"({NUMBER})"
+            b = re.match(r"#\{(-?[\d.]+)\.\.(-?[\d.]+)\}", p)
+            bounds.append((float(b.group(1)), float(b.group(2))) if b else None)
+        else:
+            rx += literal_rx(p)
+    return re.compile(rx), bounds
+
+
+def varying_spans(line, templates):
+    """{(start, end): bounds} of the numbers of @line that the templates let vary."""
+    spans = {}
+    for rx, bounds in templates:
+        for m in rx.finditer(line):
+            for g, b in enumerate(bounds, 1):
+                spans[m.span(g)] = b
+    return spans
+
+
+def line_matches(want, got, templates):
+    """Whether @got has @want's shape. RETURNS None if so, else the reason."""
+    if want == got:
+        return None
+    spans = varying_spans(want, templates)
+    rx, bounds, pos = "", [], 0
+    for (a, b), bd in sorted(spans.items()):
+        if a < pos:
+            continue
+        rx += literal_rx(want[pos:a]) + f"({NUMBER})"
+        bounds.append(bd)
+        pos = b
+    rx += literal_rx(want[pos:])
+    m = re.fullmatch(rx, got)
+    if not m:
+        return "differs"
+    for g, bd in enumerate(bounds, 1):
+        if bd is not None:
+            v = float(int(m.group(g), 16) if m.group(g).startswith("0x") else float(m.group(g)))
+            if not bd[0] <= v <= bd[1]:
+                return f"{m.group(g)} is outside {bd[0]:g}..{bd[1]:g}"
+    return None
+
+
+def compare(s, got):
+    """RETURNS None if the page's block has the shape of @got, else a report."""
+    templates = [template_rx(t) for t in s.vary]
+    want = s.lines
+    for i in range(max(len(want), len(got))):
+        w = want[i] if i < len(want) else "(no line)"
+        g = got[i] if i < len(got) else "(no line)"
+        why = line_matches(w, g, templates) if i < len(want) and i < len(got) else "one side ended"
+        if why:
+            ctx = "\n".join(f"      {l}" for l in got[max(0, i - 3):i + 4])
+            return (f"{s.where}: line {i + 1} of the block {why}:\n  page:   {w}\n  kernel: {g}\n"
+                    f"  the kernel's output around it:\n{ctx}")
+    return None
+
+
+def claims_broken(s, got):
+    """The claims of @s that no line of @got holds. RETURNS a list of reports."""
+    out = []
+    for c in s.claims:
+        rx, bounds = template_rx(c)
+        ok = False
+        for line in got:
+            for m in rx.finditer(line):
+                vals = [float(int(v, 16)) if v.startswith("0x") else float(v) for v in m.groups()]
+                if all(b is None or b[0] <= v <= b[1] for v, b in zip(vals, bounds)):
+                    ok = True
+        if not ok:
+            out.append(f"{s.where}: the page claims `{c}`, but no line of the kernel's output holds it")
+    return out
+
+
+def write_page(page, text, sessions, results):
+    out, pos = [], 0
+    for s in sessions:
+        a, b = s.span
+        out.append(text[pos:a])
+        block = results[(s.page, s.index)]
+        out.append("\n".join(block) + "\n")
+        pos = b
+    out.append(text[pos:])
+    new = "".join(out)
+    if new != text:
+        with open(page + ".tmp", "w") as f:
+            f.write(new)
+        os.replace(page + ".tmp", page)
+        return True
+    return False
+
+
+def load(pages):
+    texts, sessions = {}, []
+    for p in pages:
+        texts[p], ss = read_sessions(p)
+        sessions += ss
+    return texts, sessions
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true")
+    mode.add_argument("--check", action="store_true")
+    mode.add_argument("--list", action="store_true")
+    ap.add_argument("-j", "--jobs", type=int, default=2, help="boots run at once (default 2)")
+    ap.add_argument("pages", nargs="*")
+    args = ap.parse_args(argv)
+    pages = [os.path.abspath(p) for p in args.pages] or all_pages()
+    try:
+        texts, sessions = load(pages)
+        player = Player(sessions)
+        groups, host_only = player.plan()
+        if args.list:
+            for key, ss in groups:
+                print(f"boot {key}: {ss[0].make_run}")
+                for s in ss:
+                    print(f"    {s.where}: {len([i for i in s.inputs if i.startswith(PROMPT)])} typed")
+            for s in host_only:
+                print(f"host: {s.where}")
+            return 0
+        player.run(args.jobs)
+    except PageError as e:
+        print(f"transcripts: {e}", file=sys.stderr)
+        return 2
+    broken = [r for s in sessions for r in claims_broken(s, player.results[(s.page, s.index)])]
+    if args.write:
+        for p in pages:
+            ss = [s for s in sessions if s.page == p]
+            if ss and write_page(p, texts[p], ss, player.results):
+                print(f"transcripts: wrote {os.path.relpath(p, ROOT)}")
+        for r in broken:
+            print(r, file=sys.stderr)
+        if broken:
+            print("transcripts: the pages are written, but their text says what the kernel no longer "
+                  "prints: fix the text and its claim: lines", file=sys.stderr)
+        return 1 if broken else 0
+    bad = [r for r in (compare(s, player.results[(s.page, s.index)]) for s in sessions) if r] + broken
+    for r in bad:
+        print(r, file=sys.stderr)
+    print(f"transcripts: {len(sessions) - len(bad)} of {len(sessions)} sessions have the kernel's shape")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
