@@ -69,8 +69,8 @@ def check(page):
             m = re.fullmatch(r"claim: (.*)", c)
             w = re.fullmatch(r"wait (\d+): ([\d.]+)\.\.([\d.]+) us", c)
             if m:
-                rx, bounds = transcripts.template_rx(m.group(1))
-                ok = any(all(b is None or b[0] <= float(v) <= b[1] for v, b in zip(mm.groups(), bounds))
+                rx, groups = transcripts.template_rx(m.group(1))
+                ok = any(all(k != "num" or b is None or transcripts.within(v, b) for v, (k, b) in zip(mm.groups(), groups))
                          for l in summ.split("\n") for mm in rx.finditer(l))
                 if not ok:
                     out.append(f"{where}:{line}: {name}: the text claims `{m.group(1)}`; the picture's window "

@@ -230,7 +230,8 @@ class Model:
 
     def stat(self, line):
         return self.lines.setdefault(line, {
-            "irqs": 0, "unclaimed": 0, "polls": 0, "polls_found": 0, "verdicts": {}, "states": {},
+            "irqs": 0, "unclaimed": 0, "polls": 0, "polls_found": 0, "polls_left": 0, "polls_busy": 0,
+            "verdicts": {}, "states": {},
             "expects": 0, "by_irq": 0, "by_poll": 0, "timeouts": 0, "chip": 0, "drv": 0})
 
     def _build(self):
@@ -288,6 +289,8 @@ class Model:
                     line, start, why, _ = stack.pop()
                     found = e.f["result"] == "handled"
                     st["polls_found"] += found
+                    st["polls_left"] += e.f["result"] == "deferred"
+                    st["polls_busy"] += e.f["result"] == "busy"
                     cat = "poll_found" if found else {"deferred": "poll_left", "busy": "poll_busy"}.get(
                         e.f["result"], "poll")
                     name = f"poll {line} ({why}): {e.f['result']}"
@@ -755,7 +758,10 @@ def summary(model, skipped):
         s = model.lines[line]
         if not (s["irqs"] or s["polls"] or s["expects"] or s["verdicts"] or s["states"] or s["drv"]):
             continue
-        bits = [f"{s['irqs']} interrupts ({s['unclaimed']} unclaimed)", f"{s['polls']} polls ({s['polls_found']} found work)"]
+        polls = f"{s['polls_found']} found work" + (f", {s['polls_left']} left it to a pending interrupt"
+                                                    if s["polls_left"] else "") + \
+            (f", {s['polls_busy']} found the handlers running elsewhere" if s["polls_busy"] else "")
+        bits = [f"{s['irqs']} interrupts ({s['unclaimed']} unclaimed)", f"{s['polls']} polls ({polls})"]
         if s["expects"]:
             bits.append(f"{s['expects']} expects: {s['by_irq']} by interrupt, {s['by_poll']} by poll, "
                         f"{s['timeouts']} timed out")
