@@ -138,3 +138,35 @@ def test_the_times_follow_the_text():
     assert stated, "docs/course/README.md has no times table"
     assert stated == tab, ("docs/course/README.md's times no longer follow the pages; "
                            "run `tools/course/times.py --write` (or make course-transcripts):\n" + tab)
+
+
+# The first words of the kernel's messages and of its shell's output: a block whose lines begin so
+# shows what the kernel printed, and must be a session the generator produced.
+KERNEL_OUTPUT = re.compile(r"^(?:irqkit> |\[ *\d+\.\d{6}\] |irq \d+: |irq: |ata\d: |ahci\d: |nvme\d: |"
+                           r"pci [0-9a-f]{2}:|pci: |crc32 |ACPI: |MP: |LAPIC|IOAPIC\[|smp: |usb: |"
+                           r"interrupt mode:|IRQ health|line \d+[: ]|@irqkit-trace|@T \d|fault: |trace: |"
+                           r"clocksource: |clockevent: |tick: |HPET: |rv: |<\d>irq |irq health)")
+DOC_PAGES = sorted([os.path.join(ROOT, "docs", f) for f in os.listdir(os.path.join(ROOT, "docs")) if f.endswith(".md")] +
+                   [os.path.join(COURSE, f) for f in os.listdir(COURSE) if f.endswith(".md")])
+
+
+@pytest.mark.parametrize("page", DOC_PAGES, ids=[os.path.relpath(p, ROOT) for p in DOC_PAGES])
+def test_transcripts_in_the_docs_come_from_the_kernel(page):
+    """A block of kernel output in docs/ is a marked session (tools/course/transcripts.py), so that
+    `make course-transcripts` writes it and `make course-test` checks it."""
+    import transcripts
+    text = open(page).read()
+    sessions = [m.span("block") for m in transcripts.MARKER_RX.finditer(text)]
+    blocks = re.finditer(r"^```[^\n]*\n(.*?)^```[ \t]*$|((?:^(?: {4}|\t)[^\n]*\n|^[ \t]*\n)+)", text, re.S | re.M)
+    bad = []
+    for m in blocks:
+        body = m.group(1) if m.group(1) is not None else m.group(2)
+        start = m.start(1) if m.group(1) is not None else m.start(2)
+        if any(a <= start <= b for a, b in sessions):
+            continue
+        lines = [l.strip() for l in body.split("\n") if l.strip()]
+        hits = [l for l in lines if KERNEL_OUTPUT.match(l)]
+        if hits:
+            bad.append(f"line {text.count(chr(10), 0, start) + 1}: {hits[0][:100]}")
+    assert not bad, (f"{os.path.relpath(page, ROOT)} shows kernel output that no session produced "
+                     f"(mark it, tools/course/transcripts.py):\n" + "\n".join(bad))

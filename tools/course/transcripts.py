@@ -306,11 +306,12 @@ class Boot:
         out = self.buf[echo.end():done.start()]
         self.pos = done.end()
         if wait is not None:
-            w = self.wait_for(f"(?:{wait.pattern})[^\n]*\n", self.pos, timeout, f"/{wait.pattern}/ after `{cmd}`")
-            # the lines up to the one that matched; what follows is left for the next command
+            # The message may already be in the command's own output; else it comes after the prompt.
+            w = self.wait_for(f"(?:{wait.pattern})[^\n]*\n", echo.end(), timeout, f"/{wait.pattern}/ after `{cmd}`")
             eol = self.line_end(w)
-            out += "".join(l for l in self.buf[self.pos:eol].splitlines(True) if STAMP_RX.match(l))
-            self.pos = eol
+            if eol > self.pos:   # the lines up to the one that matched; what follows is the next command's
+                out += "".join(l for l in self.buf[self.pos:eol].splitlines(True) if STAMP_RX.match(l))
+                self.pos = eol
         return between, out
 
     def line_end(self, m):
@@ -522,7 +523,9 @@ class Player:
                     lines += filtered(console_lines(boot.boot_log), s.show["boot"], s.hide.get("boot"))
             else:
                 lines.append(inp)
-                lines += self.host_out.get((s.page, s.index, inp), [])
+                cmd = inp[len(HOST):]
+                lines += filtered(self.host_out.get((s.page, s.index, inp), []), s.for_cmd(s.show, cmd),
+                                  s.for_cmd(s.hide, cmd))
         return lines
 
 
