@@ -113,6 +113,12 @@ DEFAULT_VARY = [
     "slots=# dropped=0 clock=ns", "; # events held, 0 dropped; # CPUs with events",
     "events=# dropped=0 unwritten=0 hash=#",
     "yes # # # #%",                                             # `cpus`: ticks, interrupts, IPIs, idle
+    # The serial line counts your typing (lesson 1); line 2 (0 with noapic) counts the PIT's ticks
+    # when a busy host moved the tick there (docs/course/README.md).
+    " 4 # # # 0 0  {IO-APIC|XT-PIC}  edge  edge               serial(#)",
+    "{0x34|0x24}    irq 4 #",
+    " {2|0} # # 0 0 0  {IO-APIC|XT-PIC}  edge  edge               timer(#)",
+    "{0x32|0x20}    irq {2|0} #",
     # A busy host can hold QEMU's disk past the driver's 250 ms time-out: the same loss then reads
     # "timed out", and the driver's time-out arms IRQ watching on the disk's action too.
     "expected interrupt {lost, completion found by polling|timed out}: polled while expected",
