@@ -705,6 +705,19 @@ def main(argv=None):
         print(f"transcripts: {len(sessions) - len(bad)} of {len(sessions)} sessions have the kernel's shape")
         return 1 if bad else 0
     broken = [r for s in sessions for r in claims_broken(s, player.results[(s.page, s.index)])]
+    if args.write and broken:
+        # A run whose output breaks what the text says is most often a busy host's (a disk held past
+        # a time-out): play those boots again, twice at most, before writing what the text contradicts.
+        for _ in range(2):
+            groups, _ = player.plan()
+            again = [(k, ss) for k, ss in groups
+                     if any(claims_broken(s, player.results[(s.page, s.index)]) for s in ss)]
+            if not again:
+                break
+            print("transcripts: the text's claims fail for boot(s) " + ", ".join(k for k, _ in again)
+                  + "; playing them again", file=sys.stderr)
+            run_boots(again, lambda g: (g[1][0].make_run, g[1][0].assigns), lambda g: player.play_boot(*g), 1)
+        broken = [r for s in sessions for r in claims_broken(s, player.results[(s.page, s.index)])]
     if args.write:
         for p in pages:
             ss = [s for s in sessions if s.page == p]
