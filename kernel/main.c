@@ -26,6 +26,7 @@
 #include <kernel/version.h>
 #include <kernel/errno.h>
 #include <drivers/serial.h>
+#include <drivers/fbcon.h>
 #include <drivers/pci.h>
 #include <drivers/ahci.h>
 #include <drivers/ata.h>
@@ -156,6 +157,22 @@ static void pci_routing_setup(void)
 	}
 }
 
+static const char banner[] = "irqkit " IRQKIT_VERSION ": an x86 kernel whose interrupt layer survives broken hardware";
+
+/*
+ * The screen: the loader's linear framebuffer (multiboot2 on UEFI) gets the
+ * framebuffer console, drawn once paging can map it; otherwise the VGA text
+ * mirror - on a BIOS, or when the loader said nothing (multiboot 1). Under
+ * UEFI without a framebuffer there is no text mode to write to.
+ */
+static void screen_setup(void)
+{
+	if (boot_info.fb.kind == BOOT_FB_RGB)
+		fbcon_early_init();
+	else if (boot_info.fb.kind == BOOT_FB_EGA_TEXT || !boot_info.efi_bits)
+		vga_text_init();
+}
+
 void kmain(uint32_t magic, uint32_t mbi_phys)
 {
 	const struct fw_platform *fw;
@@ -164,10 +181,9 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	gdt_init();           /* first: %gs = this CPU's data (smp_processor_id()) for every lock below */
 	console_init();
 	uart_early_init();
-	vga_text_init();
 	mb_err = multiboot_parse(magic, mbi_phys);
-	pr_info("irqkit %s: an x86 kernel whose interrupt layer survives broken hardware\n",
-		IRQKIT_VERSION);
+	screen_setup();
+	pr_info("%s\n", banner);
 	idt_init();
 	if (mb_err)
 		panic("kmain: %s", boot_info.problem);
@@ -176,6 +192,8 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	memcpy(bda_copy, (const void *)0x400, FW_BDA_SIZE);
 	paging_init();
 	heap_setup();
+	if (boot_info.fb.kind == BOOT_FB_RGB)
+		fbcon_init(&boot_info.fb, banner);   /* maps the screen (maybe above 4 GiB): after paging and heap */
 
 	irq_core_init();
 	i8259_init();
