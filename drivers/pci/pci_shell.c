@@ -17,6 +17,8 @@
 
 /* lspci -v shows the MSI state when msi.c is linked in (the kernel); a weak reference is NULL otherwise. */
 extern void pci_msi_print(const struct pci_dev *dev) __attribute__((weak));
+/* ... and how a memory BAR is mapped when paging.c is (the kernel; not the host tests of this file). */
+extern void mmio_describe(uint64_t phys, char *buf, size_t len) __attribute__((weak));
 
 enum shell_limits {
 	SIZE_TEXT_MAX = 24,          /* "[size 1023K]" and friends */
@@ -83,10 +85,14 @@ static void print_bar(unsigned int i, const struct pci_bar *bar)
 	if (bar->flags & PCI_BAR_IO)
 		cprintf("        BAR%u: I/O ports at 0x%04llx [size %s]\n", i, (unsigned long long)bar->base, size);
 	else {
-		char how[MAP_TEXT_MAX];
+		char how[MAP_TEXT_MAX] = "";
 
-		mmio_describe(bar->base, how, sizeof(how));
-		cprintf("        BAR%u: memory at 0x%08llx (%s, %sprefetchable) [size %s], %s\n", i,
+		if (mmio_describe) {
+			how[0] = ',';
+			how[1] = ' ';
+			mmio_describe(bar->base, how + 2, sizeof(how) - 2);
+		}
+		cprintf("        BAR%u: memory at 0x%08llx (%s, %sprefetchable) [size %s]%s\n", i,
 			(unsigned long long)bar->base,
 			(bar->flags & PCI_BAR_MEM64) ? "64-bit" : (bar->flags & PCI_BAR_BELOW_1M) ? "below 1M" : "32-bit",
 			(bar->flags & PCI_BAR_PREFETCH) ? "" : "non-", size, how);
