@@ -9,8 +9,10 @@
  * copied into a buffer of exactly its length, so any read past it is an
  * AddressSanitizer report. After the parse the output must hold together:
  * strings terminated, counts within their arrays, regions not wrapping, a
- * kept framebuffer that fits its own figures. Seeds: GRUB's structures on
- * SeaBIOS and OVMF (tests/fuzz/corpus/multiboot2/, tools/capture-boot-info.py).
+ * kept framebuffer that fits its own figures. Seeds (tests/fuzz/corpus/multiboot2/):
+ * GRUB's structures on SeaBIOS and OVMF (tools/capture-boot-info.py), and built
+ * ones: a 5000-entry memory map, a tag whose size swallows the next, no end
+ * tag, a tag size below the header, framebuffer + EFI + ACPI tags.
  */
 #include <stddef.h>
 #include <stdint.h>
