@@ -119,6 +119,24 @@ static bool in_window(uint64_t addr)
 	return window.virt && addr >= window.virt && addr - window.virt < (uint64_t)window.slots * window.large;
 }
 
+/*
+ * Some page of the identity map that covers [@phys, @phys + @len) is cached (it holds RAM):
+ * device memory there would be cached too. Pages are 4 KiB in the first 4 MiB, large above.
+ */
+static bool identity_cached(uint64_t phys, uint64_t len)
+{
+	uint64_t large = pae ? PAE_LARGE : LEGACY_LARGE, end = phys + len;
+
+	for (uint64_t at = phys; at < end;) {
+		uint64_t size = at < LOW_BYTES ? PAGE_SIZE : large, page = at & ~(size - 1);
+
+		if (!cache_bits(page, size))
+			return true;
+		at = page + size;
+	}
+	return false;
+}
+
 /* [@phys, @phys + @len) shares a byte with the window's virtual range (so it cannot be identity). */
 static bool overlaps_window(uint64_t phys, uint64_t len)
 {
@@ -269,7 +287,7 @@ int mmio_map(uint64_t phys, uint64_t len, uintptr_t *virt)
 		return -EINVAL;
 	if (phys + len <= FOUR_GIB && !overlaps_window(phys, len)) {
 		/* Identity: the pages are uncached unless they hold RAM, which device memory must not share. */
-		if (phys < PAGING_UNCACHED_START && mmio_overlaps_ram(&boot_info, phys, len))
+		if (identity_cached(phys, len))
 			return -EFAULT;
 		*virt = (uintptr_t)phys;
 		return 0;
@@ -327,6 +345,5 @@ void mmio_describe(uint64_t phys, char *buf, size_t len)
 	else if (in_window(phys))
 		ksnprintf(buf, len, "not mapped (inside the MMIO window's range: mapped there when a driver asks)");
 	else
-		ksnprintf(buf, len, "identity-mapped, %s", cache_bits(phys & ~(uint64_t)(PAGE_SIZE - 1), PAGE_SIZE) ?
-			  "uncached" : "cached (RAM)");
+		ksnprintf(buf, len, "identity-mapped, %s", identity_cached(phys, 1) ? "cached (RAM)" : "uncached");
 }
