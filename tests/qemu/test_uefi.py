@@ -172,3 +172,13 @@ def test_without_pae_an_nvme_bar_above_4g_is_refused_with_the_reason(guest_facto
                      r"kernel on 32-bit paging", log), log
     assert "nvme0n1" not in log, log
     assert re.search(r"up \d+\.\d{3} s", g.command("uptime"))
+
+
+def test_the_kernels_font_table_is_generated_from_the_art_the_screen_is_read_with():
+    """drivers/video/font8x16.c must be what tools/font/mkfont.py makes of tools/font/irqkit-8x16.txt,
+    or the screendump would be read with other glyphs than the kernel draws."""
+    import subprocess
+    import sys
+    from irqkit_qemu import ROOT
+    r = subprocess.run([sys.executable, f"{ROOT}/tools/font/mkfont.py", "--check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
