@@ -3,9 +3,8 @@
 - A block of the course that holds a command (a line that starts with `$ `, `irqkit> ` or
   `make `) is a marked session (tools/course/transcripts.py): test_transcripts.py runs it, the
   host's commands in bash and each `irqkit> ` line typed into the kernel `$ make run` booted.
-- Every `make run ...` the course writes in its text (and `docs/reference.md`, where it sends you
-  for the variables) is run as written: make builds, QEMU boots with those options to the shell's
-  prompt, and Ctrl-A X quits it.
+- Every `make run ...` the course writes in its text is run as written: make builds, QEMU boots
+  with those options to the shell's prompt, and Ctrl-A X quits it.
 - Every shell command with arguments that the text names in backticks (`inject ata-drop:50`,
   `affinity 14 0,1 every 1`) is typed in some session of the course, so it was run too. A word in
   capitals (`inject off NAME`) marks a form, and a command with a subcommand's name alone
@@ -81,15 +80,14 @@ def test_commands_named_in_the_text_were_typed():
 
 
 def make_run_lines():
-    """{make run line: (page, variables)} written in the course's text and docs/reference.md, that no
-    session runs already."""
+    """{make run line: page} written in the course's text that no session runs already."""
     shown = set()
     lines = {}
     for p in COURSE:
         for s in transcripts.read_sessions(p)[1]:
             if s.make_run:
                 shown.add(s.make_run)
-    for p in COURSE + [os.path.join(ROOT, "docs", "reference.md")]:
+    for p in COURSE:
         for span in code_spans(open(p).read()):
             if span.startswith("make run") and not is_form(span) and span not in shown:
                 lines.setdefault(span, p)
