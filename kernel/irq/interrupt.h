@@ -337,4 +337,17 @@ void unexpect_irq(struct irq_expect *exp, bool timedout);
  */
 void watch_irq(unsigned int irq, void *dev_id);
 
+/*
+ * watch_irq_keep - watch_irq() for good: for a device that interrupts when
+ * its user acts (a keyboard, a mouse) and has no time-out to call
+ * watch_irq() again from. Where a period's verdict would end watching
+ * (healthy, recovered, too few deliveries to judge), the next period begins
+ * at the slow rate instead; only a recovery is logged. A lost interrupt of
+ * the device is then found by a watch poll (at most poll_slow_ns, 3 s,
+ * after it) however long the device was quiet. watch_irq() on the action
+ * later restarts the period and keeps it standing. Ends at free_irq().
+ * CONTEXT: as watch_irq().
+ */
+void watch_irq_keep(unsigned int irq, void *dev_id);
+
 #endif /* IRQ_INTERRUPT_H */
