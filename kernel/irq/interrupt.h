@@ -59,6 +59,15 @@ typedef enum irq_storm_answer (*irq_storm_handler_t)(unsigned int irq, void *dev
 #define IRQF_TRIGGER_HIGH    0x0040u  /* level, active high */
 #define IRQF_TRIGGER_LOW     0x0080u  /* level, active low */
 #define IRQF_TRIGGER_MASK    0x00F0u  /* 0 = keep the line's current type */
+/*
+ * The device raises its next interrupt as soon as the handler takes the
+ * current work (one byte per interrupt, the next loaded at once: the 8042
+ * keyboard controller). A poll's find is then judged late only by the
+ * line's interrupt pending *before* the handlers ran: one pending after
+ * them is the next work's, not evidence that this work's interrupt was on
+ * its way (kernel/irq/watch.c, docs/defences.md).
+ */
+#define IRQF_NEXT_ON_READ    0x0100u
 
 struct irq_desc;    /* one per line; private to kernel/irq (internals.h) */
 

@@ -149,7 +149,9 @@ static void __irq_watch_count(struct irq_desc *desc, struct irqaction *action, c
 		__irq_watch_late_settle(desc, action, now - w->late_from_ns >= p->watch_late_window_ns, now);
 	if (!by_poll)
 		return;
-	if (__irq_poll_pending_counts(desc, desc->def.poll_pending)) {
+	/* An interrupt pending only after the handlers of an IRQF_NEXT_ON_READ device is its next work's. */
+	if (__irq_poll_pending_counts(desc, (action->flags & IRQF_NEXT_ON_READ) ? desc->def.poll_pending_before
+										 : desc->def.poll_pending)) {
 		/*
 		 * The line's interrupt was pending at the controller while the
 		 * poll took the work (irq_chip::irq_pending): it was on its way,
