@@ -746,7 +746,7 @@ int i8042_init(const struct fw_fadt *fadt)
 		i8042.acpi_said_absent = true;
 		if (param_mode != I8042_FORCE) {
 			i8042.absent_why = "the FADT says this machine has none (legacy-free)";
-			pr_info("i8042: none: the ACPI FADT (revision %u) IAPC_BOOT_ARCH is %#06x, without the 8042 flag: "
+			pr_info("i8042: none: the ACPI FADT (revision %u) IAPC_BOOT_ARCH is 0x%04x, without the 8042 flag: "
 				"legacy-free, not probed (i8042=force probes anyway)\n", fadt->revision, fadt->boot_arch);
 			return 0;
 		}

@@ -14,6 +14,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <asm/io.h>
 #include <asm/x86_irq.h>
 #include <drivers/input.h>
 #include <irq/stats.h>
@@ -69,6 +70,7 @@ int i8042_cmd(int argc, char **argv)
 	const struct ps2_kbd *k = &i8042.kdec;
 	unsigned long flags;
 	struct i8042 snap;
+	uint8_t st;
 
 	(void)argv;
 	if (argc != 1)
@@ -77,14 +79,18 @@ int i8042_cmd(int argc, char **argv)
 		cprintf("i8042: no controller: %s\n", i8042.absent_why ? i8042.absent_why : "not probed");
 		return 0;
 	}
-	/* One consistent copy of the counters (the handlers change them on any CPU). */
+	/* One consistent copy of the counters (the handlers change them on any CPU). Reading
+	 * the status register changes nothing in the controller. */
 	flags = i8042_lock();
 	snap = i8042;
+	st = inb(I8042_STATUS_PORT);
 	i8042_unlock(flags);
 	k = &snap.kdec;
 	cprintf("i8042: controller at 0x60/0x64%s, configuration %#04x (the firmware left %#04x), translation off, "
 		"scan code set 2\n", snap.acpi_said_absent ? " (the FADT said none: i8042=force)" : "", snap.cfg,
 		snap.cfg_bios);
+	cprintf("  status register %#04x: output buffer %s\n", st, !(st & I8042_STR_OBF) ? "empty"
+		: (st & I8042_STR_AUXDATA) ? "full: a mouse byte waits" : "full: a keyboard byte waits");
 	show_port(&snap.kbd, &i8042.kbd);
 	if (snap.kbd.irq_ok) {
 		cprintf("    keyboard ID %02x %02x, LEDs%s%s%s%s, typematic 500 ms at 30/s; %u characters typed\n",
