@@ -17,9 +17,8 @@ legacy-free cases (q35's FADT says no 8042; pc without one) boot and say so.
 Every boot runs under -icount (shift=3, sleep=off): QEMU's input queue releases send-key's keys
 on the virtual clock, so a burst never outruns the guest and overflows the keyboard's 16-byte
 buffer however loaded the host is, and the 3 s watch poll passes in less host time. Nothing here
-judges a duration: waits have generous time-outs, and the held key's repeats are spaced by the
-host (0.35 s; with sleep=off an idle guest's clock runs ahead of the host's, so its gaps are
-longer still, above the decoder's 200 ms first-repeat floor) after each echo.
+judges a duration: waits have generous time-outs, and the held key's repeats are spaced by 0.35 s
+of guest time (read on the ACPI PM timer; the decoder's floor is 200 ms) after each echo.
 """
 import re
 import time
@@ -34,12 +33,36 @@ KBD_RX = (r"i8042: keyboard on IRQ 1 \((?:GSI|IRQ) 1, vector 0x[0-9a-f]+\): ID a
 AUX_RX = (r"i8042: mouse on IRQ 12 \((?:GSI|IRQ) 12, vector 0x[0-9a-f]+\): IntelliMouse \(ID 3\): 4-byte packets "
           r"with the wheel, 100 samples/s; watched")
 REPORT = "irq {line}: \"{name}\": watch: a poll found work its interrupt should have delivered; polled"
-REPEAT_GAP_S = 0.35        # host time between a held key's make codes (decoder floor: 200 ms, then 20 ms)
+REPEAT_GAP_S = 0.35        # guest time between a held key's make codes (decoder floor: 200 ms, then 20 ms)
 # Guest time follows instructions (-icount shift=3,sleep=off): QEMU's input queue releases each key on the
 # virtual clock, so a burst never outruns the guest and overflows the keyboard's 16-byte buffer
 # however loaded the host is.
 ICOUNT = 3
 MOUSE_RX = re.compile(r"mouse: position x (-?\d+) y (-?\d+) \(y up\), wheel (-?\d+), buttons (\w+), (\d+) presses")
+
+
+PM_HZ = 3579545             # the ACPI PM timer: 24 bits at 3.579545 MHz, on QEMU's virtual clock
+PM_MASK = (1 << 24) - 1
+
+
+def guest_sleep(g, seconds):
+    """Wait until @seconds of guest time have passed, read on the ACPI PM timer through the
+    monitor (HMP `i /w PORT`). Under -icount guest time is not host time: a loaded host runs the
+    guest slower, an idle guest's clock jumps ahead (sleep=off). The timer wraps every 4.7 s;
+    reads 10 ms of host time apart see much less than that of guest time (the 1 kHz tick keeps
+    the idle clock's jumps at 1 ms each)."""
+    hmp = lambda cmd: g.qmp_cmd("human-monitor-command", **{"command-line": cmd})
+    if not hasattr(g, "pm_port"):
+        m = re.search(r"([0-9a-f]+)-[0-9a-f]+ \(prio \d+, i/o\): acpi-tmr", hmp("info mtree"))
+        assert m, "no ACPI PM timer in `info mtree`"
+        g.pm_port = int(m.group(1), 16)
+    read = lambda: int(re.search(r"= (0x[0-9a-f]+)", hmp(f"i /w {g.pm_port:#x}")).group(1), 16) & PM_MASK
+    last, elapsed = read(), 0.0
+    while elapsed < seconds:
+        time.sleep(0.01)
+        now = read()
+        elapsed += ((now - last) & PM_MASK) / PM_HZ
+        last = now
 
 
 def key_event(qcode, down):
@@ -110,7 +133,7 @@ def held_key_repeats(g, repeats=3):
     g.qmp_cmd("input-send-event", events=[key_event("z", True)])
     wait_echo(g, "z", start, 30)
     for i in range(repeats):
-        time.sleep(REPEAT_GAP_S)
+        guest_sleep(g, REPEAT_GAP_S)
         g.qmp_cmd("input-send-event", events=[key_event("z", True)])
         wait_echo(g, "z" * (i + 2), start, 30)
     g.qmp_cmd("input-send-event", events=[key_event("z", False)])
@@ -251,7 +274,7 @@ def test_without_defences_the_stuck_keyboard_dies():
     try:
         start = len(g.log)
         type_text(g, "abc")
-        time.sleep(4)       # longer than the slowest watch poll (3 s) a defence would have had
+        guest_sleep(g, 4)   # longer than the slowest watch poll (3 s) a defence would have had
         assert not re.search("[abc]", typed_echo(g.log[start:])), typed_echo(g.log[start:])
         out = shell(g, "i8042")
         assert "full: a keyboard byte waits" in out, out
@@ -261,7 +284,7 @@ def test_without_defences_the_stuck_keyboard_dies():
         shell(g, "inject off i8042-stuck")
         start = len(g.log)
         type_text(g, "d")
-        time.sleep(1)
+        guest_sleep(g, 1)
         assert "d" not in typed_echo(g.log[start:]), typed_echo(g.log[start:])
         assert "full: a keyboard byte waits" in shell(g, "i8042")
     finally:
