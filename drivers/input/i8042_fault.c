@@ -55,6 +55,10 @@ static unsigned int port_index(const struct i8042_port *p)
 
 bool i8042_fault_leave_byte(struct i8042_port *p)
 {
+	if (p->stuck_waiting) {
+		p->stuck_waiting = false;   /* the byte left last time, found by a poll: not a new one */
+		return false;
+	}
 	if (!p->stuck_armed)
 		return false;
 	if (p->stuck_every) {
@@ -64,6 +68,7 @@ bool i8042_fault_leave_byte(struct i8042_port *p)
 		p->stuck_armed = false;     /* the next byte only */
 	}
 	p->stuck_left++;
+	p->stuck_waiting = true;
 	return true;
 }
 

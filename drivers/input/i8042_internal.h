@@ -70,6 +70,7 @@ struct i8042_port {
 	uint32_t stuck_every;           /* i8042-stuck: leave every Nth byte; 0 with stuck_armed: the next one */
 	bool stuck_armed;
 	uint32_t stuck_count;           /* bytes seen since the fault was set (for every-Nth) */
+	bool stuck_waiting;             /* the byte it left is still in the controller: the next find is that one */
 	uint64_t stuck_left;            /* bytes left in the controller by the fault */
 };
 
