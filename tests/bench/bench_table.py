@@ -225,18 +225,19 @@ def i8042_rows(d):
     modes = (("healthy", "healthy"), ("stuck", f"stuck (fault=i8042-stuck:{d['stuck_every']})"),
              ("misrouted", "misrouted (fault=i8042-misroute)"))
     by = {(r["policy"], r["delivery"]): r for r in d["rows"]}
-    note = (f"the PS/2 keyboard QEMU's pc always has, one boot per policy and delivery; {d['keys']} keys sent one "
-            f"at a time with QMP send-key, latency from the PM timer read before send-key to the character "
-            f"entering the console ring (guest time), and beside it the wall clock from send-key to the echo "
-            f"on the serial port, which depends on the host's load; stuck: every {d['stuck_every']}th keyboard "
-            f"byte (2 a key) left in the controller by the handler; a keyboard that loses 2 keys in a row is "
-            f"taken for dead (tests/bench/i8042_bench.py)")
+    note = (f"the PS/2 keyboard QEMU's pc always has, one boot per policy and delivery; after {d['warm_up']} warm-up "
+            f"keys (a stuck byte's first stall, up to a 3 s watch poll, and a misrouted line's first find behind), "
+            f"{d['keys']} keys in one QMP send-key, key i released at i x {d['hold_ms']} ms of QEMU's virtual clock: "
+            f"guest-time latency above the burst's fastest key, independent of the host's load; beside it "
+            f"{d['keys']} keys one at a time, wall clock from send-key to the echo on the serial port, which "
+            f"depends on the host's load; stuck: every {d['stuck_every']}th keyboard byte (2 a key) left in the "
+            f"controller by the handler; a keyboard that loses 2 keys in a row is dead (tests/bench/i8042_bench.py)")
     rows = []
     for delivery, label in modes:
         rs = [by.get((p, delivery)) for p in POLICIES]
         cond = qemu_cond(d, modes_of(r.get("mode") for r in rs if r and "error" not in r))
-        for name, unit, key in (("keystroke latency, median", "ms guest time", "median"),
-                                ("keystroke latency, worst", "ms guest time", "worst"),
+        for name, unit, key in (("keystroke latency above the burst's fastest key, median", "ms guest time", "median"),
+                                ("keystroke latency above the burst's fastest key, worst", "ms guest time", "worst"),
                                 ("keystroke latency, host-observed median (depends on host load)",
                                  "ms wall clock", "host")):
             cells = {}
@@ -245,10 +246,13 @@ def i8042_rows(d):
                     cells[p] = nm("no figure from this policy's boot")
                 elif "error" in r:
                     cells[p] = nm(r["error"])
-                elif not r["upper"]:
-                    cells[p] = f"keyboard dead: {r['lost']} of {d['keys']} keys lost"
+                elif r.get("dead"):
+                    cells[p] = f"keyboard dead after {r['typed_before_dead']} keys"
                 else:
-                    vals = r["host"] if key == "host" else r["upper"]
+                    vals = r["host"] if key == "host" else r["guest"]
+                    if not vals:
+                        cells[p] = nm(f"no key echoed, {r['lost']} lost")
+                        continue
                     v = max(vals) if key == "worst" else statistics.median(vals)
                     cells[p] = f"{v:.2f}" + (f" ({r['lost']} keys lost)" if r["lost"] else "")
             rows.append((f"PS/2 {name}, {label}", unit, cond, cells))

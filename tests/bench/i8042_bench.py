@@ -122,8 +122,9 @@ def run(policy, mode, nkeys, stuck_every):
         m = re.search(r"irq: defences on, profile (\w+)", log)
         profile = m.group(1) if m else "-"
         r = {"profile": profile, "lost": 0, "dead": False, "guest": [], "host": []}
-        _, lost, dead = one_at_a_time(g, WARM_UP)
+        warm, lost, dead = one_at_a_time(g, WARM_UP)
         r["lost"] += lost
+        r["typed_before_dead"] = len(warm) if dead else None
         if not dead:
             g.send("\x15")
             r["guest"], lost = burst(g, KEYS[:nkeys])
@@ -131,6 +132,8 @@ def run(policy, mode, nkeys, stuck_every):
             g.send("\x15")
             r["host"], lost, dead = one_at_a_time(g, KEYS[:nkeys])
             r["lost"] += lost
+            if dead:
+                r["typed_before_dead"] = len(WARM_UP) + nkeys - lost + len(r["host"])
             g.send("\x15")
         r["dead"] = dead
         out = g.command("irqs")
@@ -170,6 +173,10 @@ def main():
                 print(f"  {policy:<10} {mode:<10} no figure: {r['error']}", flush=True)
                 continue
             gs, hs = r["guest"], r["host"]
+            if r["dead"]:
+                print(f"  {policy:<10} {mode:<10} keyboard dead after {r['typed_before_dead']} keys "
+                      f"({r['lost']} lost in a row){', reported' if r['reported'] else ''}", flush=True)
+                continue
             print(f"  {policy:<10} {mode:<10} {fmt(statistics.median(gs) if gs else None):>15} "
                   f"{fmt(max(gs) if gs else None)} {fmt(statistics.median(hs) if hs else None):>14} "
                   f"{fmt(max(hs) if hs else None)} {r['lost']:>4}  {r['profile']:<8} "
