@@ -11,10 +11,13 @@ nanoseconds.
 Guest time, independent of the host's load: one QMP send-key of N keys held together with a
 hold time H. QEMU releases the first key down at once and each next one H later on its virtual
 clock (ui/input.c's key queue runs on QEMU_CLOCK_VIRTUAL), so key i goes down at T0 + i*H in guest
-time, exactly. T0 itself is not known (the QMP command comes from the host), so the figure is each
-key's arrival minus i*H minus the smallest such value of the burst: the latency above the burst's
-fastest key. That is a lower bound, short by the fastest key's own latency (tens of microseconds
-when its interrupt comes; under misrouting at most one poll gap). Before the burst six keys are
+time (to about a quarter millisecond: the queue schedules each next key on whole milliseconds of
+its clock after the previous one fired). T0 itself is not known (the QMP command comes from the
+host), so the figure is each key's arrival minus i*H minus the smallest such value of the burst:
+the latency above the burst's fastest key. That is a lower bound, short by the fastest key's own
+latency: tens of microseconds when its interrupt comes; under misrouting, where every key waits
+for a poll, H = 23 ms (a multiple of no poll gap) lands the 20 keys at every phase of the polls,
+so the fastest one waited a small part of a gap. Before the burst six keys are
 typed one at a time, each after the last one's echo, so that a stuck byte's first stall (up to a
 slow watch poll, 3 s, during which QEMU's 16-byte keyboard buffer overflows and keys are lost, as
 on hardware) and a misrouted line's first find are behind it: the burst shows the steady state.
@@ -45,6 +48,7 @@ POLICIES = ("irqkit", "tejun2010", "mainline")
 KEY_TIMEOUT = 5.0          # s of host time; a key not echoed by then counts as lost
 DEAD_AFTER = 2             # lost keys in a row: the keyboard is dead, stop
 HOLD_MS = 20
+BURST_HOLD_MS = 23         # the burst's spacing: not a multiple of any poll gap, so the keys land at every phase
 KEYS = "abcdefghijklmnopqrstuvwxyz"
 WARM_UP = "zyxwvu"         # 12 bytes: past i8042-stuck:10's first stuck byte
 CHAR_RX = re.compile(r"i8042: char 0x([0-9a-f]{2}) at tsc (\d+)")
@@ -95,17 +99,17 @@ def arrivals(g, since_tsc):
 
 
 def burst(g, chars):
-    """One send-key of @chars held together: key i down at T0 + i * HOLD_MS, guest time. RETURNS the
-    latencies above the fastest key (ms), and the keys that did not arrive."""
+    """One send-key of @chars held together: key i down at T0 + i * BURST_HOLD_MS, guest time.
+    RETURNS the latencies above the fastest key (ms), and the keys that did not arrive."""
     t_before = max([t for _, t in arrivals(g, 0)] or [0])
     start = len(g.log)
-    send(g, chars)
-    wait_echo(g, chars, start, KEY_TIMEOUT + len(chars) * HOLD_MS * 3 / 1000)
+    send(g, chars, BURST_HOLD_MS)
+    wait_echo(g, chars, start, KEY_TIMEOUT + len(chars) * BURST_HOLD_MS * 3 / 1000)
     g.send("\x15")                       # Ctrl-U on the serial line: the shell's line is empty again
     got = {}
     for c, t in arrivals(g, t_before):
         got.setdefault(c, t)
-    offsets = [(got[c] - i * HOLD_MS * 1_000_000) / 1e6 for i, c in enumerate(chars) if c in got]
+    offsets = [(got[c] - i * BURST_HOLD_MS * 1_000_000) / 1e6 for i, c in enumerate(chars) if c in got]
     if not offsets:
         return [], len(chars)
     base = min(offsets)
@@ -160,8 +164,8 @@ def main():
     nkeys = max(2, min(args.keys, 20))
     rows = []
     print(f"bench-i8042: QEMU pc, -icount shift={ICOUNT_SHIFT},sleep=off, the PS/2 keyboard; {len(WARM_UP)} warm-up "
-          f"keys, then a burst of {nkeys} keys in one send-key (hold {HOLD_MS} ms: key i down at i * {HOLD_MS} ms of "
-          f"guest time), then {nkeys} keys one at a time; stuck = fault=i8042-stuck:{args.stuck_every} (every "
+          f"keys, then a burst of {nkeys} keys in one send-key (hold {BURST_HOLD_MS} ms: key i down at i * "
+          f"{BURST_HOLD_MS} ms of guest time), then {nkeys} keys one at a time; stuck = fault=i8042-stuck:{args.stuck_every} (every "
           f"{args.stuck_every}th keyboard byte left in the controller, 2 bytes a key)")
     print(f"  {'policy':<10} {'delivery':<10} {'guest ms median':>15} {'worst':>7} {'host ms median':>14} "
           f"{'worst':>7} {'lost':>4}  profile  line 1")
@@ -190,7 +194,7 @@ def main():
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
             json.dump({"bench": "i8042", "machine": "pc", "icount_shift": ICOUNT_SHIFT, "sleep": "off",
-                       "keys": nkeys, "warm_up": len(WARM_UP), "hold_ms": HOLD_MS, "stuck_every": args.stuck_every,
+                       "keys": nkeys, "warm_up": len(WARM_UP), "hold_ms": BURST_HOLD_MS, "stuck_every": args.stuck_every,
                        "rows": rows}, f, indent=1)
     return 0
 
