@@ -122,7 +122,7 @@ void i8042_unlock(unsigned long flags)
 
 const char *i8042_line_kind(void)
 {
-	return x86_irq_mode() == X86_IRQ_MODE_IOAPIC ? "GSI" : "IRQ";
+	return x86_irq_mode() == X86_IRQ_MODE_IOAPIC ? "GSI" : "8259 input";
 }
 
 static struct i8042_port *other_port(const struct i8042_port *p)
@@ -311,6 +311,18 @@ static int dev_reset(struct i8042_port *p, const char **why)
 static uint8_t typematic_byte(void)
 {
 	return (uint8_t)(I8042_TYPEMATIC_DELAY << PS2_TYPEMATIC_DELAY_SHIFT | I8042_TYPEMATIC_RATE);
+}
+
+/* The typematic setting in words: delay (n + 1) * 250 ms; rate 1 / ((8 + A) * 2^B * 4.17 ms), A and B
+ * the rate field's bits 2-0 and 4-3 (IBM PS/2 reference, "Set Typematic Rate/Delay"), in tenths a second. */
+static void typematic_words(char *buf, size_t len)
+{
+	unsigned int a = I8042_TYPEMATIC_RATE & 7u, b = (I8042_TYPEMATIC_RATE >> 3) & 3u;
+	unsigned int period = (8u + a) * (1u << b) * 417u;   /* in 10 us units */
+	unsigned int tenths = (1000000u + period / 2u) / period;
+
+	ksnprintf(buf, len, "typematic %u ms at %u.%u/s", (I8042_TYPEMATIC_DELAY + 1u) * 250u, tenths / 10u,
+		  tenths % 10u);
 }
 
 /* kbd_setup - reset the keyboard, set 2, typematic, LEDs, scanning on. Boot, no handler live. */
@@ -728,7 +740,7 @@ static const char *fadt_words(const struct fw_fadt *f)
 
 int i8042_init(const struct fw_fadt *fadt)
 {
-	char kbd_detail[96], aux_detail[96];
+	char kbd_detail[96], aux_detail[96], typematic[40];
 	unsigned long flags;
 	uint8_t cfg;
 	int used = 0;
@@ -782,8 +794,9 @@ int i8042_init(const struct fw_fadt *fadt)
 	if (write_config(cfg))
 		pr_warn("i8042: the controller took no configuration with interrupts on; keys will come by polling only\n");
 	i8042_unlock(flags);
-	ksnprintf(kbd_detail, sizeof(kbd_detail), "ID %02x %02x, set 2, typematic 500 ms at 30/s, num lock on",
-		  i8042.kbd_id_len > 0 ? i8042.kbd_id[0] : 0, i8042.kbd_id_len > 1 ? i8042.kbd_id[1] : 0);
+	typematic_words(typematic, sizeof(typematic));
+	ksnprintf(kbd_detail, sizeof(kbd_detail), "ID %02x %02x, set 2, %s, num lock on",
+		  i8042.kbd_id_len > 0 ? i8042.kbd_id[0] : 0, i8042.kbd_id_len > 1 ? i8042.kbd_id[1] : 0, typematic);
 	ksnprintf(aux_detail, sizeof(aux_detail), "%s, %u samples/s", mouse_kind(), (unsigned int)I8042_MOUSE_RATE);
 	report_port(&i8042.kbd, kbd_detail);
 	report_port(&i8042.aux, aux_detail);

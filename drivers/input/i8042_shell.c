@@ -93,7 +93,7 @@ int i8042_cmd(int argc, char **argv)
 		: (st & I8042_STR_AUXDATA) ? "full: a mouse byte waits" : "full: a keyboard byte waits");
 	show_port(&snap.kbd, &i8042.kbd);
 	if (snap.kbd.irq_ok) {
-		cprintf("    keyboard ID %02x %02x, LEDs%s%s%s%s, typematic 500 ms at 30/s; %u characters typed\n",
+		cprintf("    keyboard ID %02x %02x, LEDs%s%s%s%s; %u characters typed\n",
 			snap.kbd_id_len > 0 ? snap.kbd_id[0] : 0, snap.kbd_id_len > 1 ? snap.kbd_id[1] : 0,
 			snap.leds & PS2_LED_CAPS ? " caps" : "", snap.leds & PS2_LED_NUM ? " num" : "",
 			snap.leds & PS2_LED_SCROLL ? " scroll" : "", snap.leds ? "" : " off", snap.kbd_chars);

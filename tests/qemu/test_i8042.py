@@ -28,9 +28,9 @@ import pytest
 from irqkit_qemu import Guest, typed_echo
 from test_usb_kbd import clear_line, keys_for, press, type_text, wait_echo
 
-KBD_RX = (r"i8042: keyboard on IRQ 1 \((?:GSI|IRQ) 1, vector 0x[0-9a-f]+\): ID ab 83, set 2, typematic 500 ms "
-          r"at 30/s, num lock on; watched \(watch_irq_keep\)")
-AUX_RX = (r"i8042: mouse on IRQ 12 \((?:GSI|IRQ) 12, vector 0x[0-9a-f]+\): IntelliMouse \(ID 3\): 4-byte packets "
+KBD_RX = (r"i8042: keyboard on IRQ 1 \((?:GSI|8259 input) 1, vector 0x[0-9a-f]+\): ID ab 83, set 2, typematic 500 "
+          r"ms at 30.0/s, num lock on; watched \(watch_irq_keep\)")
+AUX_RX = (r"i8042: mouse on IRQ 12 \((?:GSI|8259 input) 12, vector 0x[0-9a-f]+\): IntelliMouse \(ID 3\): 4-byte packets "
           r"with the wheel, 100 samples/s; watched")
 REPORT = "irq {line}: \"{name}\": watch: a poll found work its interrupt should have delivered; polled"
 REPEAT_GAP_S = 0.35        # guest time between a held key's make codes (decoder floor: 200 ms, then 20 ms)
