@@ -101,15 +101,20 @@ $(BUILD)/irqkit.iso: $(BUILD)/kernel.elf iso/grub.cfg
 
 # ---------------------------------------------------------------------------
 # Running
-QEMU_RUN_FLAGS := -machine pc -m 128M -serial mon:stdio -display none -no-reboot \
-                  -device isa-debug-exit,iobase=0xf4,iosize=0x04
 # make run / make debug variables:
+#   UI                         QEMU's display: none (the default: the serial console in this
+#                              terminal only) or gtk (also a window with the VGA text mirror whose
+#                              keys go to the PS/2 keyboard, drivers/input; needs a desktop, and
+#                              tools/deps.sh installs qemu-system-gui for it)
 #   RUN_EXTRA (or QEMU_EXTRA)  more QEMU options, e.g. "-no-acpi" or "-machine q35"
 #   APPEND                     kernel parameters, e.g. "noapic loglevel=7"; make run then
 #                              loads build/kernel.elf with -kernel -append (the ISO stays
 #                              attached as the CD), because GRUB's menu line takes none
 #   SMP=N                      N CPUs, each on a host thread of its own (-smp N -accel tcg,thread=multi);
 #                              QEMU 7.2 refuses -accel beside -machine accel=, so SMP picks one form
+UI ?= none
+QEMU_RUN_FLAGS := -machine pc -m 128M -serial mon:stdio -display $(UI) -no-reboot \
+                  -device isa-debug-exit,iobase=0xf4,iosize=0x04
 QEMU_EXTRA ?=
 RUN_EXTRA ?= $(QEMU_EXTRA)
 APPEND ?=
@@ -144,6 +149,7 @@ ovmf-vars: | deps
 	cp $(OVMF_VARS) $(BUILD)/OVMF_VARS-$(FIRMWARE).fd
 
 run: deps all
+	@$(if $(filter gtk,$(UI)),sh tools/deps.sh gui)
 	@echo 'irqkit: booting $(RUN_SAY); serial console here, Ctrl-A X quits QEMU'
 	$(QEMU) $(RUN_ACCEL) $(QEMU_RUN_FLAGS) $(RUN_BOOT) $(RUN_EXTRA)
 
