@@ -3,6 +3,8 @@
 # installed. As root it installs what is missing with apt-get; otherwise it
 # prints the exact command to run. `make run`, `make test` and `make bench`
 # call it first, so a fresh Debian machine needs nothing else.
+# `deps.sh gui` also wants QEMU's GTK display (`make run UI=gtk` calls it so):
+# a window that shows the VGA text mirror and types on the PS/2 keyboard.
 set -eu
 
 # command-or-file  package
@@ -11,6 +13,10 @@ i686-linux-gnu-gcc gcc-i686-linux-gnu
 i686-linux-gnu-ld binutils-i686-linux-gnu
 grub-mkrescue grub-common
 /usr/lib/grub/i386-pc/moddep.lst grub-pc-bin
+/usr/lib/grub/x86_64-efi/moddep.lst grub-efi-amd64-bin
+/usr/lib/grub/i386-efi/moddep.lst grub-efi-ia32-bin
+/usr/share/OVMF/OVMF_CODE_4M.fd ovmf
+/usr/share/OVMF/OVMF32_CODE_4M.secboot.fd ovmf-ia32
 xorriso xorriso
 mformat mtools
 qemu-system-i386 qemu-system-x86
@@ -31,6 +37,11 @@ bochs bochs
 chromium chromium
 gdb-multiarch gdb-multiarch
 "
+if [ "${1:-}" = gui ]; then
+	NEEDS="$NEEDS
+/usr/lib/x86_64-linux-gnu/qemu/ui-gtk.so qemu-system-gui
+"
+fi
 
 missing=""
 echo "$NEEDS" | while read -r what pkg; do

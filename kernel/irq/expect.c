@@ -977,8 +977,13 @@ void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now)
 				if (!c.in_poll)
 					continue;
 				e->claims[i].in_poll = false;
-				if (!pending || !c.n)
-					continue;  /* not conclusive: the delayed verdict decides (see __irq_expect_polled) */
+				/*
+				 * Not conclusive: the delayed verdict decides (see __irq_expect_polled).
+				 * An IRQF_NEXT_ON_READ device's interrupt pending after the handlers
+				 * is its next work's.
+				 */
+				if (!pending || !c.n || (a->flags & IRQF_NEXT_ON_READ))
+					continue;
 				/*
 				 * The line's interrupt is pending after the run that found
 				 * them: it carries their edges (merged while no interrupt
