@@ -435,7 +435,7 @@ static void irq_trace_format_fields(struct irq_trace_buf *b, const struct irq_tr
 		break;
 	case IRQ_TEV_VERDICT:
 		tb_kv(b, "kind", IRQ_TRACE_NAME(irq_trace_verdict_names, sub));
-		if (sub == IRQ_TVERD_WATCH_LATE || sub == IRQ_TVERD_WATCH_POLLED)
+		if (sub == IRQ_TVERD_WATCH_LATE || sub == IRQ_TVERD_WATCH_POLLED || sub == IRQ_TVERD_WATCH_STALLED)
 			tb_kv_u(b, "count", e->arg);
 		else
 			tb_kv_x(b, "token", e->arg);
