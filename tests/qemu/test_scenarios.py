@@ -338,6 +338,31 @@ def test_hpet_storm_of_claimed_interrupts_is_throttled_and_the_system_keeps_work
     assert diskimg.changed_ranges(path, original, lba, count) == []
 
 
+@pytest.mark.parametrize("hz", [50000, 1000000])
+def test_hpet_storm_at_other_rates_is_contained_by_the_cpu_time_its_runs_take(guest_factory, hz):
+    """The claimed storm at 50,000 a second (under the 1,500-a-window rate bound: only the CPU time
+    its runs take makes it a storm) and at 1,000,000 (a livelock without the defence): contained
+    within CLAIMED_TRIP_MAX_MS of guest time from the storm's start, by the share of a CPU its runs
+    took, and at most CLAIMED_MAX_LOST of the CPU lost after (issue 28)."""
+    g = guest_factory(machine="q35", append="debugexit", extra=["-nodefaults"], icount=ICOUNT_SHIFT)
+    g.wait_shell(60)
+    start = len(g.log)
+    out = g.command(f"inject hpet-storm:{hz}")
+    on = re.search(HPET_STORM_RX, out)
+    assert on and on.group(1) == str(hz), out
+    gsi = int(on.group(2))
+    m = g.wait_for(STAMP_RX + rf"irq {gsi}: (\d+) interrupts in (\d+) us, (\d+) claimed \(bound (\d+) in (\d+) ms\), "
+                   r"their runs (\d+) % of a CPU \(bound (\d+) %\)", 20, start)
+    share, share_bound = int(m.group(7)), int(m.group(8))
+    assert share > share_bound, m.group(0)
+    t_rate = float(re.search(r"hpet-storm: interrupts at its rate from (\d+\.\d+) s", g.log[start:]).group(1))
+    assert (float(m.group(1)) - t_rate) * 1000 <= CLAIMED_TRIP_MAX_MS, g.log[start:]
+    lost = cpu_lost(g)
+    assert lost <= CLAIMED_MAX_LOST, lost
+    print(f"hpet-storm:{hz}: contained {(float(m.group(1)) - t_rate) * 1000:.1f} ms after its start, its runs "
+          f"{share} % of a CPU; {lost:.1f} % of the CPU lost after")
+
+
 def test_hpet_storm_driver_that_slows_its_device_keeps_its_line_on_interrupts(guest_factory):
     """Scenario `storm-claimed` with `/slow`: the driver's storm callback (irq_set_storm_handler)
     slows the comparator to 1,000/s itself, so the line is never throttled."""
