@@ -760,9 +760,12 @@ static enum irq_claim_verdict __irq_expect_claim_verdict(struct irq_desc *desc, 
  * between the chip's ack and the handler's return, the driver's 250 ms
  * wait on CPU 0 ended meanwhile, and no poll had run to leave a mark).
  * Without a mark (no poll since the expect) judged as before. @st: the
- * token's state at the unexpect. Lock held.
+ * token's state at the unexpect. Lock held. Out of line (a time-out is
+ * rare): tests/qemu/test_loaded.py marks each with tools/vcpuwatch and
+ * wants the host's evidence for it.
  */
-static bool __irq_expect_timeout_stalled(struct irq_desc *desc, struct irq_expect *exp, uint32_t st)
+static __attribute__((noinline)) bool __irq_expect_timeout_stalled(struct irq_desc *desc, struct irq_expect *exp,
+								   uint32_t st)
 {
 	const struct irq_cpu_mark *since = NULL;
 

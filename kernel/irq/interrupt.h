@@ -133,6 +133,7 @@ struct irq_watch {
 	uint64_t late_unhandled;   /* the line's unclaimed interrupts then (plus those used up) */
 	struct irq_cpu_mark late_mark; /* the line's CPU at the first of them (no verdict before it ran: stall.c) */
 	uint64_t late_delivered;   /* the line's delivered interrupts then */
+	uint64_t late_handled;     /* this action's interrupts handled then (its own interrupt since: watch.c) */
 	bool late_waited;          /* that CPU was found not running meanwhile: late ones are "late (CPU not running)" */
 	/* Since watch_irq (for the message when watching ends): */
 	uint64_t since_ns;         /* when watch_irq started this watch */
