@@ -65,8 +65,8 @@ static bool irq_health_should_log(const struct irq_health_episode *ep, uint64_t 
 	       irq_report_due(ep->episodes);
 }
 
-void __irq_health_begin(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
-			unsigned int cause, const char *why, uint64_t now)
+void __irq_health_begin_say(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
+			    unsigned int cause, const char *why, uint64_t now)
 {
 	bool others = !action && desc->nr_actions > 1;
 
@@ -86,19 +86,28 @@ void __irq_health_begin(struct irq_desc *desc, struct irqaction *action, struct 
 	if (desc->def.remind_at_ns > desc->def.fixup_last_ns + irq_policy()->health_misroute_window_ns &&
 	    ep == &desc->def.misroute)
 		desc->def.remind_at_ns = desc->def.fixup_last_ns + irq_policy()->health_misroute_window_ns;
-	if (irq_health_should_log(ep, now))
+	if (!IRQ_HEALTH_TEXT && irq_health_should_log(ep, now))
+		/* Terse: the cause bits (IRQ_HEALTH_* of stats.h), the time, the episode. */
+		irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": health +%#x at %llu ms, episode %u\n", desc->irq_data.irq,
+			     IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action), cause, irq_log_ms(now),
+			     (unsigned int)ep->episodes);
+	else if (irq_health_should_log(ep, now))
 		irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\"%s: %s (at %llu.%03llu s, episode %u)\n",
 			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action),
 			     others ? " and others" : "", why, irq_secs(now), irq_msecs(now), (unsigned int)ep->episodes);
 	ep->last_remind_ns = now;
 }
 
-void __irq_health_end(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
-		      const char *how, uint64_t now)
+void __irq_health_end_say(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
+			  const char *how, uint64_t now)
 {
 	if (!ep->active)
 		return;
-	if (irq_health_should_log(ep, now))
+	if (!IRQ_HEALTH_TEXT && irq_health_should_log(ep, now))
+		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": health -%#x after %llu ms, %llu polled\n", desc->irq_data.irq,
+			     IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action), ep->cause, irq_log_ms(now - ep->since_ns),
+			     (unsigned long long)(__irq_subject_polled(desc, action) - ep->polled_at_start));
+	else if (irq_health_should_log(ep, now))
 		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": %s after %llu ms on polling (%llu completions by polling)\n",
 			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action), how,
 			     irq_log_ms(now - ep->since_ns),
@@ -121,6 +130,14 @@ static void __irq_health_remind_one(struct irq_desc *desc, struct irqaction *act
 {
 	char causes[64];
 
+	if (!IRQ_HEALTH_TEXT) {
+		irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": health =%#x since %llu ms, %llu polled\n",
+			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action), ep->cause,
+			     irq_log_ms(ep->since_ns),
+			     (unsigned long long)(__irq_subject_polled(desc, action) - ep->polled_at_start));
+		ep->last_remind_ns = now;
+		return;
+	}
 	irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": still on polling (%s) since %llu.%03llu s: %llu completions by polling\n",
 		     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action),
 		     irq_health_cause_string(ep->cause, causes, sizeof(causes)), irq_secs(ep->since_ns),
@@ -177,7 +194,10 @@ void __irq_health_fixup_claim(struct irq_desc *desc, unsigned int from_irq, uint
 	def->fixup_claims++;
 	def->fixup_last_ns = now;
 	__irq_poll_want_moved(desc);  /* the misroute episode's end moves on */
-	if (irq_report_due(def->fixup_claims))
+	if (!IRQ_HEALTH_TEXT && irq_report_due(def->fixup_claims))
+		irq_port_log(IRQ_LOG_WARN, "irq %u: fixup from %u, %llu\n", desc->irq_data.irq, from_irq,
+			     (unsigned long long)def->fixup_claims);
+	else if (irq_report_due(def->fixup_claims))
 		irq_port_log(IRQ_LOG_WARN, "irq %u: its handlers claimed an unclaimed interrupt of irq %u (irqfixup; %llu times): misrouted?\n",
 			     desc->irq_data.irq, from_irq, (unsigned long long)def->fixup_claims);
 	if (!def->misroute.active) {
@@ -391,6 +411,12 @@ static void irq_health_report_line(unsigned int irq, const struct irq_line_healt
 	char causes[96], why[IRQ_DIAGNOSIS_MAX];
 	unsigned int i;
 
+	if (!IRQ_HEALTH_TEXT) {
+		/* Terse: the line, its cause bits (IRQ_HEALTH_*), since (ms), completions by polling, off (1/0). */
+		irq_port_log(IRQ_LOG_WARN, "irq health: %u %#x %llu %llu %u\n", irq, lh->causes, irq_log_ms(lh->since_ns),
+			     (unsigned long long)lh->polled_completions, (unsigned int)lh->flood_off);
+		return;
+	}
 	irq_port_log(IRQ_LOG_WARN, "irq health: line %u on polling (%s) since %llu.%03llu s: %llu completions by polling%s\n",
 		     irq, irq_health_cause_string(lh->causes, causes, sizeof(causes)), irq_secs(lh->since_ns),
 		     irq_msecs(lh->since_ns), (unsigned long long)lh->polled_completions,
@@ -420,18 +446,22 @@ unsigned int irq_health_report(void)
 		if (!lh.causes)
 			continue;
 		listed++;
-		if (lh.causes & ~IRQ_HEALTH_IRQPOLL)
+		if ((lh.causes & ~IRQ_HEALTH_IRQPOLL) || !IRQ_HEALTH_TEXT)
 			irq_health_report_line(irq, &lh);
 		else
 			irq_port_log(IRQ_LOG_WARN, "irq health: line %u polled every %llu ms (irqpoll on the command line)\n",
 				     irq, irq_log_ms(irq_policy()->irqpoll_interval_ns));
 	}
 	/* Lines whose CPU was found not running: late interrupts, not judged (stall.c), said once each. */
-	for (irq = 0; !IRQ_MINIMAL && irq < IRQ_NR_LINES; irq++)
+	for (irq = 0; !IRQ_MINIMAL && IRQ_HEALTH_TEXT && irq < IRQ_NR_LINES; irq++)
 		if (!irq_get_line_health(irq, &lh) && lh.nr_actions && lh.stalled)
 			irq_port_log(IRQ_LOG_INFO, "irq health: line %u: %llu completions found while CPU %u was not running: late, not judged\n",
 				     irq, (unsigned long long)lh.stalled, lh.cpu);
-	if (!irq_defences_active())
+	if (!IRQ_HEALTH_TEXT)
+		/* Terse: lines listed, lines with handlers, whether the defences run. */
+		irq_port_log(IRQ_LOG_INFO, "irq health: %u/%u %u\n", listed, with_handlers,
+			     (unsigned int)irq_defences_active());
+	else if (!irq_defences_active())
 		irq_port_log(IRQ_LOG_WARN, "irq health: defences off (noirqdebug or not started): lost or flooding interrupts go unnoticed\n");
 	else if (!listed)
 		irq_port_log(IRQ_LOG_INFO, "irq health: all %u lines with handlers deliver by interrupt (profile %s)\n",
