@@ -108,6 +108,8 @@ void irq_trace_record(unsigned int type, unsigned int line, unsigned int sub, ui
 	uint32_t head;
 	uint64_t now;
 
+	if (!IRQ_TRACE_BUILD)
+		return;  /* compiled out (irq_config.h): nothing is recorded, the rings stay empty */
 	if (type == IRQ_TEV_NONE || type >= IRQ_TEV_NR ||
 	    !(__atomic_load_n(&irq_trace_classes, __ATOMIC_RELAXED) & irq_trace_type_class[type]) ||
 	    !irq_trace_line_selected(line))
@@ -297,8 +299,8 @@ unsigned int irq_trace_tag(const char *name)
 	unsigned int i, len, tag = 0;
 	unsigned long flags;
 
-	if (!name)
-		return 0;
+	if (!IRQ_TRACE_BUILD || !name)
+		return 0;  /* (compiled out: no tag, the driver's events are not recorded anyway) */
 	for (len = 0; name[len]; len++)
 		if (len == IRQ_TRACE_TAG_MAX ||
 		    !((name[len] >= 'a' && name[len] <= 'z') || (name[len] >= '0' && name[len] <= '9') || name[len] == '_'))
@@ -485,6 +487,8 @@ unsigned long irq_trace_dump(void (*out)(void *ctx, const char *line), void *ctx
 	struct irq_trace_buf b;
 	unsigned int cpu, i;
 
+	if (!IRQ_TRACE_BUILD)
+		return 0;  /* compiled out (irq_config.h): no events, nothing printed */
 	for (cpu = 0; cpu < IRQ_NR_CPUS; cpu++) {
 		used[cpu] = irq_trace_ring_used(&irq_trace_rings[cpu]);
 		total += used[cpu];
