@@ -88,7 +88,7 @@ void __irq_health_begin_say(struct irq_desc *desc, struct irqaction *action, str
 		desc->def.remind_at_ns = desc->def.fixup_last_ns + irq_policy()->health_misroute_window_ns;
 	if (!IRQ_HEALTH_TEXT && irq_health_should_log(ep, now))
 		/* Terse: the cause bits (IRQ_HEALTH_* of stats.h), the time, the episode. */
-		irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": health +%#x at %llu ms, episode %u\n", desc->irq_data.irq,
+		irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": health +0x%x at %llu ms, episode %u\n", desc->irq_data.irq,
 			     IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action), cause, irq_log_ms(now),
 			     (unsigned int)ep->episodes);
 	else if (irq_health_should_log(ep, now))
@@ -104,7 +104,7 @@ void __irq_health_end_say(struct irq_desc *desc, struct irqaction *action, struc
 	if (!ep->active)
 		return;
 	if (!IRQ_HEALTH_TEXT && irq_health_should_log(ep, now))
-		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": health -%#x after %llu ms, %llu polled\n", desc->irq_data.irq,
+		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": health -0x%x after %llu ms, %llu polled\n", desc->irq_data.irq,
 			     IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action), ep->cause, irq_log_ms(now - ep->since_ns),
 			     (unsigned long long)(__irq_subject_polled(desc, action) - ep->polled_at_start));
 	else if (irq_health_should_log(ep, now))
@@ -131,7 +131,7 @@ static void __irq_health_remind_one(struct irq_desc *desc, struct irqaction *act
 	char causes[64];
 
 	if (!IRQ_HEALTH_TEXT) {
-		irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": health =%#x since %llu ms, %llu polled\n",
+		irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": health =0x%x since %llu ms, %llu polled\n",
 			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action), ep->cause,
 			     irq_log_ms(ep->since_ns),
 			     (unsigned long long)(__irq_subject_polled(desc, action) - ep->polled_at_start));
@@ -413,7 +413,7 @@ static void irq_health_report_line(unsigned int irq, const struct irq_line_healt
 
 	if (!IRQ_HEALTH_TEXT) {
 		/* Terse: the line, its cause bits (IRQ_HEALTH_*), since (ms), completions by polling, off (1/0). */
-		irq_port_log(IRQ_LOG_WARN, "irq health: %u %#x %llu %llu %u\n", irq, lh->causes, irq_log_ms(lh->since_ns),
+		irq_port_log(IRQ_LOG_WARN, "irq health: %u 0x%x %llu %llu %u\n", irq, lh->causes, irq_log_ms(lh->since_ns),
 			     (unsigned long long)lh->polled_completions, (unsigned int)lh->flood_off);
 		return;
 	}
