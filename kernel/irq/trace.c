@@ -229,6 +229,8 @@ void irq_trace_clear(void)
 	uint8_t was = __atomic_load_n(&irq_trace_on, __ATOMIC_SEQ_CST);
 	unsigned int cpu, i;
 
+	if (!IRQ_TRACE_BUILD)
+		return;  /* compiled out: the rings were never written */
 	__atomic_store_n(&irq_trace_on, 0, __ATOMIC_SEQ_CST);
 	for (cpu = 0; cpu < IRQ_NR_CPUS; cpu++) {
 		struct irq_trace_ring *r = &irq_trace_rings[cpu];
@@ -257,6 +259,8 @@ void irq_trace_get_status(struct irq_trace_status *st)
 	unsigned int cpu, i;
 
 	*st = (struct irq_trace_status){ .on = irq_trace_enabled(), .ring_entries = IRQ_TRACE_ENTRIES };
+	if (!IRQ_TRACE_BUILD)
+		return;  /* compiled out: off, empty */
 	st->classes = __atomic_load_n(&irq_trace_classes, __ATOMIC_RELAXED);
 	for (i = 0; i < IRQ_NR_LINES; i++)
 		st->lines_selected += irq_trace_line_selected(i);
