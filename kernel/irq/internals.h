@@ -405,6 +405,8 @@ void irq_stats_reset(void);
 
 /* __irq_stat_sum - counter @which of @desc over every CPU. Lock held. */
 uint64_t __irq_stat_sum(const struct irq_desc *desc, enum irq_stat which);
+/* __irq_slot_count - one CPU slot's count of @which (irqdesc.c). Lock held. */
+uint64_t __irq_slot_count(const struct irq_cpu_counters *slot, enum irq_stat which);
 
 /*
  * __irq_unhandled_word - the line's unclaimed runs as one 32-bit word (see
@@ -741,6 +743,11 @@ static inline bool irq_poll_word_fires_by(uint32_t word, uint64_t deadline_ns)
 	return (word & IRQ_POLL_WORD_ARMED) && (int32_t)(word - deadline) <= 0;
 }
 
+/* ---- trace_ring.c: the filter's state, set by trace.c, read by the recording ---- */
+extern uint32_t irq_trace_classes;               /* IRQ_TCLASS_* bits recorded */
+extern uint8_t irq_trace_line_sel[IRQ_NR_LINES]; /* 1 = record this line's events */
+extern uint32_t irq_trace_bad_cpu;               /* events from a CPU number >= IRQ_NR_CPUS */
+
 /* ---- policy.c ------------------------------------------------------------ */
 
 /*
@@ -749,6 +756,19 @@ static inline bool irq_poll_word_fires_by(uint32_t word, uint64_t deadline_ns)
  * is not defended and names the fix. CONTEXT: any, no desc lock held.
  */
 bool irq_defences_unstarted(unsigned int irq, const char *caller);
+
+/* Freestanding string equality (no libc in the core). */
+static inline bool irq_str_equal(const char *a, const char *b)
+{
+	size_t i;
+
+	for (i = 0; a[i] && a[i] == b[i]; i++)
+		;
+	return a[i] == b[i];
+}
+
+/* Calls of irq_defences_unstarted so far (rate-limits its warning; tunables.c). */
+extern uint32_t irq_defences_unstarted_calls;
 
 /* irq_defences_core_init - defences stopped, token pool empty (from irq_core_init). */
 void irq_defences_core_init(void);
