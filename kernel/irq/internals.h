@@ -757,6 +757,20 @@ extern uint32_t irq_trace_bad_cpu;               /* events from a CPU number >= 
  */
 bool irq_defences_unstarted(unsigned int irq, const char *caller);
 
+/* Milliseconds per second, for "12.345 s" in messages. */
+#define IRQ_MS_PER_S 1000ull
+
+/* Whole seconds and the millisecond remainder of @ns, for "%llu.%03llu s". */
+static inline unsigned long long irq_secs(uint64_t ns)
+{
+	return (unsigned long long)(ns / IRQ_POLICY_S);
+}
+
+static inline unsigned long long irq_msecs(uint64_t ns)
+{
+	return (unsigned long long)(ns / IRQ_POLICY_MS % IRQ_MS_PER_S);
+}
+
 /* Freestanding string equality (no libc in the core). */
 static inline bool irq_str_equal(const char *a, const char *b)
 {
@@ -1095,7 +1109,7 @@ static inline bool __irq_polls_allowed(const struct irq_desc *desc)
 	return !(desc->status & IRQS_DISABLED) || (desc->def.flood_off && desc->depth == 0);
 }
 
-/* ---- health.c ------------------------------------------------------------ */
+/* ---- episode.c (the episodes) and health.c ------------------------------ */
 
 /*
  * __irq_health_begin / __irq_health_end - an episode of running on polling
