@@ -39,6 +39,8 @@ CROSS_rv64imac_PREFIX := riscv64-unknown-elf-
 CROSS_rv64imac_PKG    := gcc-riscv64-unknown-elf
 CROSS_rv64imac_CFLAGS := -march=rv64imac_zicsr -mabi=lp64 -mcmodel=medany
 CROSS_rv64imac_LFLAGS := -march=rv64imac -mabi=lp64 -mcmodel=medany
+# The template port must be told the privilege mode: the size builds and the run are machine mode.
+CROSS_rv64imac_PORT   := -DIRQ_TEMPLATE_RISCV_M_MODE
 
 # i686: 32-bit x86 as a kernel like xv6 or irqkit compiles it (no SSE/x87 code,
 # no PIC, no stack protector); the template's x86 section (pushf/cli, pause).
@@ -71,7 +73,7 @@ CROSS_HDRS := $(wildcard kernel/irq/*.h kernel/irq/template/*.h kernel/time/time
 define cross_variant
 $(BUILD)/cross/$(1)/$(2)/%.o: %.c $(CROSS_HDRS) | cross-tool-$(1)
 	@mkdir -p $$(dir $$@)
-	$(CROSS_$(1)_PREFIX)gcc $(CROSS_COMMON_CFLAGS) -isystem $$(CROSS_$(1)_GCC_INC) $(CROSS_$(1)_CFLAGS) $(3) $$(CROSS_EXTRA_INC) -c $$< -o $$@
+	$(CROSS_$(1)_PREFIX)gcc $(CROSS_COMMON_CFLAGS) -isystem $$(CROSS_$(1)_GCC_INC) $(CROSS_$(1)_CFLAGS) $(CROSS_$(1)_PORT) $(3) $$(CROSS_EXTRA_INC) -c $$< -o $$@
 
 $(BUILD)/cross/$(1)/$(2)/libirq.a: $(patsubst %.c,$(BUILD)/cross/$(1)/$(2)/%.o,$(CROSS_IRQ_SRCS))
 	rm -f $$@ && $(CROSS_$(1)_PREFIX)ar rcs $$@ $$^

@@ -29,6 +29,14 @@ $(IRQ_TEMPLATE_CHECK): tests/unit/test_irq_template.c kernel/irq/template/port_t
 		{ echo "template port check failed: an unknown CPU compiled" >&2; exit 1; }
 	@grep -q "no interrupt save/restore for this CPU" $@.cpu.log || \
 		{ cat $@.cpu.log; echo "template port check failed: no #error for an unknown CPU" >&2; exit 1; }
+	@# A RISC-V build that does not say its privilege mode stops too (M-mode code in an S-mode
+	@# kernel compiles and traps at the first lock): the host compiler plays a RISC-V compiler
+	@# (-fsyntax-only never assembles the RISC-V instructions).
+	@! $(HOSTCC) -std=gnu11 -ffreestanding -fsyntax-only -U__x86_64__ -U__i386__ -D__riscv -D__riscv_atomic \
+		-D__riscv_xlen=64 -Ikernel/irq/template -Ikernel kernel/irq/template/port_template.c > $@.mode.log 2>&1 || \
+		{ echo "template port check failed: a RISC-V build without a mode compiled" >&2; exit 1; }
+	@grep -q "say which privilege mode your RISC-V kernel runs in" $@.mode.log || \
+		{ cat $@.mode.log; echo "template port check failed: no #error for a RISC-V build without a mode" >&2; exit 1; }
 	@touch $@
 $(BUILD)/host/unit/irq_port: $(IRQ_TEMPLATE_CHECK)
 
