@@ -6,8 +6,8 @@
   (every irq_port_log call in kernel/irq/*.c and *.h), so a port's printf can be judged from the
   list alone; the template's formatter (kernel/irq/template/irq_format.c) is checked against the
   C library for the same list by tests/unit/test_irq_format.c.
-- The two runs of make cross (tests/cross/m3_run.c, tests/cross/rv64_run.c) make the boot calls
-  in the documented order.
+- The runs of make cross (tests/cross/m3_run.c; tests/cross/rv64_run.c and tests/cross/a64_run.c
+  with tests/cross/proof.c) make the boot calls in the documented order.
 """
 import os
 import re
@@ -123,14 +123,33 @@ def test_the_documented_printf_set_is_exactly_what_the_core_prints_with():
     assert documented <= used, f"docs/porting.md lists conversions the core never uses: {sorted(documented - used)}"
 
 
+def _calls_in_order(text, names, after=0):
+    """The offsets of the first call of each name at or after @after, in @names' order; asserts each exists."""
+    at = []
+    for fn in names:
+        m = re.search(rf"\b{fn}\(", text[after:])
+        assert m, f"never calls {fn}()"
+        at.append(after + m.start())
+    return at
+
+
 def test_the_cross_runs_boot_in_the_documented_order():
-    for run in ("tests/cross/m3_run.c", "tests/cross/rv64_run.c"):
+    # The Cortex-M3 run makes every call itself.
+    text = open(os.path.join(ROOT, "tests/cross/m3_run.c")).read()
+    start = text.index("irq_core_init();")
+    at = [start] + _calls_in_order(text, BOOT_ORDER[1:], start)
+    assert at == sorted(at), f"m3_run.c calls {BOOT_ORDER} out of the documented order"
+    log = min(i for i in (text.find("irq_template_set_log("), text.find("irq_template_set_console(")) if i >= 0)
+    assert log < start, "m3_run.c sets the log after irq_core_init()"
+    # The device runs: the board sets the log (and the CPU number) and calls irq_core_init(), then
+    # proof_run() attaches the chip, starts the defences and is the driver (tests/cross/proof.c).
+    for run in ("tests/cross/rv64_run.c", "tests/cross/a64_run.c"):
         text = open(os.path.join(ROOT, run)).read()
-        at = []
-        for fn in BOOT_ORDER:
-            m = re.search(rf"\b{fn}\(", text[text.index("irq_core_init();"):] if fn != "irq_core_init" else text)
-            assert m, f"{run} never calls {fn}()"
-            at.append(text.index(m.group(0), text.index("irq_core_init();") if fn != "irq_core_init" else 0))
-        assert at == sorted(at), f"{run} calls {BOOT_ORDER} out of the documented order"
+        start = text.index("irq_core_init();")
         log = min(i for i in (text.find("irq_template_set_log("), text.find("irq_template_set_console(")) if i >= 0)
-        assert log < text.index("irq_core_init();"), f"{run} sets the log after irq_core_init()"
+        assert log < start, f"{run} sets the log after irq_core_init()"
+        assert text.find("proof_run(") > start, f"{run} runs the scenario before irq_core_init()"
+    text = open(os.path.join(ROOT, "tests/cross/proof.c")).read()
+    body = text[text.index("void proof_run("):]
+    at = _calls_in_order(body, BOOT_ORDER[1:])
+    assert at == sorted(at), f"proof_run() calls {BOOT_ORDER[1:]} out of the documented order"
