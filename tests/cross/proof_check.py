@@ -84,9 +84,11 @@ def boot(board, elf):
     except FileNotFoundError:
         sys.exit(f"{board}: {cmd[0]} not found: install the Debian package {pkg} (make deps)")
     except subprocess.TimeoutExpired as e:
-        for s in (e.stdout, e.stderr):
-            sys.stdout.write(s.decode(errors="replace") if isinstance(s, bytes) else (s or ""))
-        sys.exit(f"{board}: the guest did not exit within {TIMEOUT_S} s")
+        text = [s.decode(errors="replace") if isinstance(s, bytes) else (s or "") for s in (e.stdout, e.stderr)]
+        # The console only: a device left storming fills its output with megabytes.
+        sys.stdout.write(text[1] if console_on_stderr else text[0][-20000:])
+        sys.exit(f"{board}: the guest did not exit within {TIMEOUT_S} s (a livelock: an interrupt storm "
+                 "nothing stopped, or a wait that never ended)")
     console = (p.stderr if console_on_stderr else p.stdout).replace("\r", "")
     device = p.stdout.replace("\r", "")
     return p.returncode, console, device
