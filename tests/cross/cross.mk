@@ -32,7 +32,7 @@
 #   _CFLAGS  code generation for that CPU
 #   _LFLAGS  what selects libgcc's multilib at the link
 #   _PORT    what the template port must be told (RISC-V: the privilege mode)
-CROSS_ARCHS := cortex-m3 rv64imac aarch64 i686
+CROSS_ARCHS := cortex-m3 rv64imac aarch64 i686 x86_64
 # Arm Cortex-M3: ARMv7-M, Thumb-2 only, 32-bit, no FPU, LDREX/STREX atomics, PRIMASK.
 CROSS_cortex-m3_PREFIX := arm-none-eabi-
 CROSS_cortex-m3_PKG    := gcc-arm-none-eabi
@@ -64,6 +64,14 @@ CROSS_i686_PREFIX := i686-linux-gnu-
 CROSS_i686_PKG    := gcc-i686-linux-gnu
 CROSS_i686_CFLAGS := -m32 -march=i686 -mgeneral-regs-only -fno-pic -fno-stack-protector
 CROSS_i686_LFLAGS := -m32
+
+# x86-64 as a 64-bit kernel compiles it (the kernel code model, no red zone: an
+# interrupt would write below the stack pointer); the template's x86 section
+# (pushf/pop of RFLAGS, cli). The host's own compiler and binutils.
+CROSS_x86_64_PREFIX :=
+CROSS_x86_64_PKG    := gcc
+CROSS_x86_64_CFLAGS := -m64 -mcmodel=kernel -mno-red-zone -mgeneral-regs-only -fno-pic -fno-stack-protector
+CROSS_x86_64_LFLAGS := -m64 -no-pie
 
 # The line count of the second build (the smallest irq_config.h allows).
 CROSS_FEW_LINES := 16
