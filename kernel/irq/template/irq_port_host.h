@@ -81,9 +81,10 @@ struct irq_port_timer {
  * disk usable; a one-shot alarm is what to aim for).
  * RISC-V and AArch64 start with their built-in clock and per-CPU alarm
  * (port_template.c); this call replaces both.
- * CONTEXT: thread context, before irq_core_init() (the first reader of the
- * clock is the first enable_irq(), disable_irq() or irq_defences_start();
- * setting it first is always early enough), with no timer armed yet.
+ * CONTEXT: thread context, before irq_core_init() (the core reads the clock
+ * in the waits of disable_irq() and free_irq(), the replay of enable_irq()
+ * and the defences from irq_defences_start() on: setting it first is always
+ * early enough; docs/porting.md, First boot, step 1), with no timer armed.
  */
 void irq_template_set_clock(uint64_t (*now_ns)(void), void (*set_alarm)(uint64_t expires_ns));
 
