@@ -154,7 +154,10 @@ CROSS_PROOF_CHECK := tests/cross/proof_check.py
 CROSS_RV_DIR  := $(BUILD)/cross/rv64imac
 CROSS_RV_SHARED := $(CROSS_RV_DIR)/std/tests/cross/proof.o $(CROSS_RV_DIR)/std/kernel/vsprintf.o \
 	$(CROSS_RV_DIR)/std/$(CROSS_LIBC_SRCS:.c=.o)
-CROSS_RV_OBJS := $(CROSS_RV_DIR)/std/tests/cross/rv64_run.o $(CROSS_RV_DIR)/std/tests/cross/rv64_start.o $(CROSS_RV_SHARED)
+# The template's PLIC chip (RISC-V boards only), compiled with each RV64 run's template.
+CROSS_RV_PLIC_SRCS := kernel/irq/template/plic_template.c
+CROSS_RV_OBJS := $(CROSS_RV_DIR)/std/tests/cross/rv64_run.o $(CROSS_RV_DIR)/std/tests/cross/rv64_start.o \
+	$(patsubst %.c,$(CROSS_RV_DIR)/std/%.o,$(CROSS_RV_PLIC_SRCS)) $(CROSS_RV_SHARED)
 $(CROSS_RV_OBJS): CROSS_EXTRA_INC := -Iinclude
 $(CROSS_RV_DIR)/std/tests/cross/rv64_run.o: tests/cross/proof.h
 $(CROSS_RV_DIR)/std/tests/cross/proof.o: tests/cross/proof.h
@@ -174,7 +177,7 @@ CROSS_RVS_smode_PORT := -DIRQ_TEMPLATE_RISCV_S_MODE
 CROSS_RVS_sstc_PORT  := -DIRQ_TEMPLATE_RISCV_S_MODE -DIRQ_TEMPLATE_RISCV_SSTC
 define cross_rvs
 CROSS_RVS_$(1)_OBJS := $(CROSS_RV_DIR)/$(1)/tests/cross/rv64_run.o $(CROSS_RV_DIR)/$(1)/tests/cross/rv64_start.o \
-	$(patsubst %.c,$(CROSS_RV_DIR)/$(1)/%.o,$(CROSS_TEMPLATE_SRCS)) $(CROSS_RV_SHARED)
+	$(patsubst %.c,$(CROSS_RV_DIR)/$(1)/%.o,$(CROSS_TEMPLATE_SRCS) $(CROSS_RV_PLIC_SRCS)) $(CROSS_RV_SHARED)
 $(CROSS_RV_DIR)/$(1)/%.o: %.c $(CROSS_HDRS) tests/cross/proof.h | cross-tool-rv64imac
 	@mkdir -p $$(dir $$@)
 	$(CROSS_rv64imac_PREFIX)gcc $(CROSS_COMMON_CFLAGS) -isystem $$(CROSS_rv64imac_GCC_INC) $(CROSS_rv64imac_CFLAGS) \

@@ -349,9 +349,13 @@ void proof_run(const struct proof_board *board)
 	 * and the CPU number and called irq_core_init(); here the chip (with the
 	 * trigger the controller really has), the defences, the driver.
 	 */
-	r = irq_set_chip_and_handler(B->irq, B->chip, B->flow, NULL, B->hwirq);
-	if (r == 0 && B->trigger)
-		r = irq_set_trigger(B->irq, B->trigger);
+	if (B->attach) {
+		r = B->attach();
+	} else {
+		r = irq_set_chip_and_handler(B->irq, B->chip, B->flow, NULL, B->hwirq);
+		if (r == 0 && B->trigger)
+			r = irq_set_trigger(B->irq, B->trigger);
+	}
 	proof_print("%s: chip %d\n", B->tag, r);
 	irq_defences_start();
 	proof_print("%s: request %d\n", B->tag, request_irq(B->irq, proof_uart_irq, 0, "uart0", &tx));

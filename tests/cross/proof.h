@@ -67,6 +67,7 @@ struct proof_board {
 	const struct irq_chip *chip;      /* the controller */
 	irq_flow_handler_t flow;          /* its flow */
 	unsigned int trigger;             /* IRQ_TYPE_* to set on the line (0: the flow's default) */
+	int (*attach)(void);              /* the controller code attaches the line itself (NULL: chip, flow, trigger above) */
 	const struct proof_uart *uart;
 	uint64_t (*now_us)(void);         /* the board's counter in microseconds (guest time) */
 	void (*vprint)(const char *fmt, va_list ap);

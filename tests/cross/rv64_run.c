@@ -2,7 +2,8 @@
  * rv64_run.c - the portable interrupt core on a 64-bit RISC-V hart of
  * QEMU's virt board, through the template port, with a real device: the
  * board's NS16550A UART, whose interrupt reaches the hart through the PLIC,
- * the irq_chip here. Built twice (tests/cross/cross.mk):
+ * driven by the template's PLIC chip (kernel/irq/template/plic_template.c).
+ * Built twice over (tests/cross/cross.mk):
  *
  *   machine mode (-DIRQ_TEMPLATE_RISCV_M_MODE, -bios none): the template's
  *   mstatus.MIE, the CLINT's mtime as the clock and this hart's mtimecmp as
@@ -15,45 +16,38 @@
  *   cannot read mhartid) and given to the template; the PLIC's
  *   supervisor-mode context of that hart; traps through stvec, the
  *   supervisor timer interrupt (scause 5) to the template. Nothing of the
- *   CLINT: an S-mode kernel's page tables need not map it.
+ *   CLINT: OpenSBI's PMP closes it to S-mode, and an S-mode kernel's page
+ *   tables need not map it.
  *
  * The driver and the scenario are tests/cross/proof.c (the same for every
- * board); this file is the board: the PLIC as a chip, the UART's
- * registers, the console (polled, on the same UART), time, the faults.
- * tests/cross/proof_check.py boots it and judges what it printed.
+ * board); this file is the board: the PLIC's configuration (which context
+ * is whose), the UART's registers, the console (polled, on the same UART),
+ * time, the faults. tests/cross/proof_check.py boots it and judges what it
+ * printed.
  *
- * The PLIC, for any number of harts: the enable bits are per context, 32
- * sources to a word, so masking a source by its enable bit is a
- * read-modify-write of a word other CPUs' lines share (a lock the core does
- * not hold: its locks are per line); the source's priority register is the
- * source's alone and global, so mask = priority 0 ("never interrupts"),
- * unmask = its priority back, one store each, and the enable bits only say
- * where the source goes (set once, for this hart's context). irq_pending
- * reads the global pending bit and answers for every context the source
- * is enabled in, so any hart may ask. QEMU 7.2's PLIC takes a request when
- * the device signals one and never looks at a level again after the
- * completion (hw/intc/sifive_plic.c: pending follows the device's
- * qemu_set_irq calls; the claim clears it; the completion only clears the
- * claim): a level still held after the completion is not a new request.
- * So the line is declared edge-triggered (irq_set_trigger): a request that
- * came while the line could not run (the fasteoi flow's "mask, pending,
- * eoi": on another hart, or during a poll) is replayed by the core in
- * software, where a level line would wait for a re-assertion QEMU never
- * sends. On a PLIC whose gateways re-sample a level (the specification's),
- * declare it level.
+ * The template PLIC masks by priority and routes by the enable bits, for
+ * any number of harts (plic_template.h says why). QEMU 7.2's PLIC takes a
+ * request when the device signals one and never looks at a level again
+ * after the completion (hw/intc/sifive_plic.c: pending follows the
+ * device's qemu_set_irq calls; the claim clears it; the completion only
+ * clears the claim): a level still held after the completion is not a new
+ * request. So the configuration says edge_only and the line is declared
+ * edge-triggered: a request that came while the line could not run (the
+ * fasteoi flow's "mask, pending, eoi": on another hart, or during a poll)
+ * is replayed by the core in software, where a level line would wait for a
+ * re-assertion QEMU never sends.
  *
  * Facts used: QEMU 7.2 hw/riscv/virt.c memory map (UART0 at 0x10000000 on
- * PLIC source 10, PLIC at 0x0c000000, CLINT at 0x02000000 with mtime at
- * 10 MHz, the SiFive test finisher at 0x100000) and its PLIC contexts
- * (hart h: machine mode 2h, supervisor mode 2h + 1, as the device tree's
- * interrupts-extended lists them); RISC-V PLIC Specification 1.0.0
- * (priority 4 bytes per source at 0, pending bits at 0x1000, enable bits
- * per context at 0x2000 + 0x80 * ctx, threshold and claim/complete per
- * context at 0x200000 + 0x1000 * ctx); the NS16550A data sheet (IER, IIR,
- * LSR, MCR bits; loopback sends the transmitter's output to the receiver);
- * RISC-V Privileged Architecture 3.1.9 and 4.1.3 (mie/sie: MEIE 11, MTIE 7,
- * SEIE 9, STIE 5), 3.1.15 and 4.1.8 (mcause/scause); the SBI specification
- * 2.0, chapter 3 (a0 = hart id at entry).
+ * PLIC source 10, PLIC at 0x0c000000 with 96 sources, CLINT at 0x02000000
+ * with mtime at 10 MHz, the SiFive test finisher at 0x100000) and its PLIC
+ * contexts (hart h: machine mode 2h, supervisor mode 2h + 1, as the device
+ * tree's interrupts-extended lists them); RISC-V PLIC Specification 1.0.0
+ * (pending bits at 0x1000, enable bits per context at 0x2000 + 0x80 *
+ * ctx); the NS16550A data sheet (IER, IIR, LSR, MCR bits; loopback sends
+ * the transmitter's output to the receiver); RISC-V Privileged
+ * Architecture 3.1.9 and 4.1.3 (mie/sie: MEIE 11, MTIE 7, SEIE 9, STIE 5),
+ * 3.1.15 and 4.1.8 (mcause/scause); the SBI specification 2.0, chapter 3
+ * (a0 = hart id at entry).
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -63,6 +57,7 @@
 #include <irq/irqchip.h>
 #include <irq_port_host.h>
 #include <kernel/format.h>
+#include <plic_template.h>
 
 #include "proof.h"
 
@@ -109,15 +104,12 @@
 #define STATUS_IE       2ul           /* sstatus.SIE */
 #endif
 #define CAUSE_INTERRUPT (1ul << 63)
-/* Harts this program runs on (the boot hart), and the most the PLIC map below serves. */
-#define RV_MAX_HARTS    8u
+/* The highest hart id this program takes from the firmware (the template PLIC's CPUs). */
+#define RV_MAX_HARTS    IRQ_TEMPLATE_PLIC_MAX_CPUS
 
-/* PLIC registers (RISC-V PLIC specification 1.0.0, chapter 3). */
-#define PLIC_PRIORITY(src)   (PLIC_BASE + 4 * (src))                  /* 0 = never interrupts */
+/* The PLIC registers the program reads or faults itself (the chip is the template's). */
 #define PLIC_PENDING(src)    (PLIC_BASE + 0x1000 + 4 * ((src) / 32))  /* one bit per source, read-only */
 #define PLIC_ENABLE(ctx, src) (PLIC_BASE + 0x2000 + 0x80 * (ctx) + 4 * ((src) / 32))
-#define PLIC_THRESHOLD(ctx)  (PLIC_BASE + 0x200000 + 0x1000 * (ctx))  /* priorities above it interrupt */
-#define PLIC_CLAIM(ctx)      (PLIC_BASE + 0x200004 + 0x1000 * (ctx))  /* read: claim; write: complete */
 /* The priority of an unmasked source (1..7 on virt; above threshold 0). */
 #define PLIC_PRIO_DEVICE     1u
 
@@ -141,8 +133,6 @@
 #define UART_LSR_THRE   0x20u  /* THR can take a byte */
 /* Bytes written per THRE interrupt: the transmit FIFO depth of a 16550A. */
 #define UART_TX_BURST   16u
-/* Most interrupts one claim loop takes before returning to the interrupted code. */
-#define RV_CLAIMS_PER_TRAP 8u
 
 static inline void mmio_write32(unsigned long addr, uint32_t v) { *(volatile uint32_t *)addr = v; }
 static inline uint32_t mmio_read32(unsigned long addr) { return *(volatile uint32_t *)addr; }
@@ -253,83 +243,31 @@ static __attribute__((noreturn)) void rv_exit(bool pass)
 		__asm__ volatile("wfi");
 }
 
-/* ---- The PLIC as an irq_chip ----------------------------------------------- */
+/* ---- The PLIC: the template's chip (kernel/irq/template/plic_template.c) ------ */
 
-/* The contexts the source is routed to: this hart's (one entry per hart that takes the line). */
-static unsigned int plic_contexts[RV_MAX_HARTS];
-static unsigned int plic_nr_contexts;
-
-static bool plic_pending_bit(unsigned int src)
-{
-	return mmio_read32(PLIC_PENDING(src)) & (1u << (src % 32));
-}
-
-static bool plic_enabled_in(unsigned int ctx, unsigned int src)
-{
-	return mmio_read32(PLIC_ENABLE(ctx, src)) & (1u << (src % 32));
-}
-
-/* Route @src to context @ctx: its enable bit, at set-up only (a read-modify-write of a shared word). */
-static void plic_route(unsigned int ctx, unsigned int src, bool on)
-{
-	unsigned long reg = PLIC_ENABLE(ctx, src);
-	uint32_t bit = 1u << (src % 32);
-
-	mmio_write32(reg, on ? mmio_read32(reg) | bit : mmio_read32(reg) & ~bit);
-}
-
-/* Masking is the priority: one store to the source's own register, safe from any hart. */
-static void plic_mask(struct irq_data *d) { mmio_write32(PLIC_PRIORITY(d->hwirq), 0); }
-static void plic_unmask(struct irq_data *d) { mmio_write32(PLIC_PRIORITY(d->hwirq), PLIC_PRIO_DEVICE); }
-
-/*
- * Complete the claim, to the context of the hart that claimed it (this
- * one: the flow runs where the claim was made). The specification ignores
- * a completion for a source not enabled in the context; the enable bits
- * are not the mask here, so they are set.
- */
-static void plic_eoi(struct irq_data *d)
-{
-	mmio_write32(PLIC_CLAIM(rv_context), d->hwirq);
-}
-
-/*
- * The request is on its way to a hart when the gateway has it pending, the
- * source is not masked (priority above 0) and some context it is enabled
- * in has a threshold below its priority. All global registers: any hart
- * may ask. A claimed source is not pending, so an interrupt being handled
- * answers 0. Register reads only.
- */
-static int plic_irq_pending(struct irq_data *d)
-{
-	uint32_t prio;
-	unsigned int i;
-
-	if (d->hwirq >= PLIC_SOURCES)
-		return -1;
-	prio = mmio_read32(PLIC_PRIORITY(d->hwirq));
-	if (!plic_pending_bit(d->hwirq) || !prio)
-		return 0;
-	for (i = 0; i < plic_nr_contexts; i++)
-		if (plic_enabled_in(plic_contexts[i], d->hwirq) && prio > mmio_read32(PLIC_THRESHOLD(plic_contexts[i])))
-			return 1;
-	return 0;
-}
-
-static const struct irq_chip plic_chip = {
-	.name = "PLIC", .mask = plic_mask, .unmask = plic_unmask, .eoi = plic_eoi,
-	.irq_pending = plic_irq_pending,
-};
-
+/* The source's pending bit, read by the program (the chip's irq_pending is asked as the core asks it). */
 static int rv_chip_pending(void)
 {
-	return plic_pending_bit(UART0_IRQ);
+	return (mmio_read32(PLIC_PENDING(UART0_IRQ)) >> (UART0_IRQ % 32)) & 1;
 }
 
-/* The lost-interrupt fault: the source's enable bit in this hart's context cleared behind the core's back. */
+/*
+ * The lost-interrupt fault: the source's enable bit in this hart's context
+ * cleared behind the core's back (a read-modify-write the program may do:
+ * nothing else changes the word meanwhile), and set again.
+ */
 static void rv_lose(bool on)
 {
-	plic_route(rv_context, UART0_IRQ, !on);
+	unsigned long reg = PLIC_ENABLE(rv_context, UART0_IRQ);
+	uint32_t bit = 1u << (UART0_IRQ % 32);
+
+	mmio_write32(reg, on ? mmio_read32(reg) & ~bit : mmio_read32(reg) | bit);
+}
+
+/* The line is the UART's source, routed to this hart's context; QEMU's PLIC takes requests, not levels. */
+static int rv_attach(void)
+{
+	return irq_template_plic_attach(UART0_IRQ, UART0_IRQ, rv_hart);
 }
 
 /* ---- The UART ---------------------------------------------------------------- */
@@ -382,8 +320,8 @@ static const struct proof_uart rv_uart = {
 };
 
 static const struct proof_board rv_board = {
-	.tag = RV_TAG, .irq = UART0_IRQ, .hwirq = UART0_IRQ, .chip = &plic_chip, .flow = handle_fasteoi_irq,
-	.trigger = IRQ_TYPE_EDGE_RISING, .uart = &rv_uart, .now_us = rv_now_us, .vprint = rv_vprint,
+	.tag = RV_TAG, .irq = UART0_IRQ, .hwirq = UART0_IRQ, .chip = &irq_template_plic_chip, .attach = rv_attach,
+	.uart = &rv_uart, .now_us = rv_now_us, .vprint = rv_vprint,
 	.irqs_off = rv_irqs_off, .irqs_on = rv_irqs_on, .chip_pending = rv_chip_pending, .lose = rv_lose,
 };
 
@@ -392,26 +330,12 @@ static const struct proof_board rv_board = {
 void rv_trap(unsigned long cause, unsigned long epc, unsigned long tval);
 void rv_trap(unsigned long cause, unsigned long epc, unsigned long tval)
 {
-	unsigned int claims;
-
 	if (cause == (CAUSE_INTERRUPT | CAUSE_TIMER)) {
 		irq_template_timer_interrupt();
 		return;
 	}
 	if (cause == (CAUSE_INTERRUPT | CAUSE_EXTERNAL)) {
-		/* Claim until the PLIC has nothing (claim 0), bounded. */
-		for (claims = 0; claims < RV_CLAIMS_PER_TRAP; claims++) {
-			uint32_t src = mmio_read32(PLIC_CLAIM(rv_context));
-
-			if (!src)
-				break;
-			/*
-			 * -ENODEV (no chip on the line) or -EINVAL (no such line): the
-			 * core ran no flow and sent no EOI, so complete the claim here.
-			 */
-			if (generic_handle_irq(src) != 0)
-				mmio_write32(PLIC_CLAIM(rv_context), src);
-		}
+		irq_template_plic_interrupt();  /* claim, generic_handle_irq, complete what the core did not */
 		return;
 	}
 	rv_print(RV_TAG ": fault: cause 0x%lx at 0x%lx, tval 0x%lx\n", cause, epc, tval);
@@ -449,10 +373,23 @@ void rv_main(unsigned long hart)
 	rv_print(RV_TAG ": kernel/irq on RV64 %s, hart %u, PLIC context %u, template port, QEMU virt\n", RV_MODE,
 		    rv_hart, rv_context);
 	irq_core_init();
-	/* The PLIC: this hart's context takes everything above priority 0; the UART routed to it. */
-	mmio_write32(PLIC_THRESHOLD(rv_context), 0);
-	plic_contexts[plic_nr_contexts++] = rv_context;
-	plic_route(rv_context, UART0_IRQ, true);
+	/*
+	 * The PLIC: the contexts of harts 0 .. this one in this mode (CPU n is
+	 * hart n here), every source masked, thresholds 0; proof_run attaches
+	 * the UART's line, routed to this hart (rv_attach).
+	 */
+	{
+		struct irq_template_plic_config cfg = {
+			.base = PLIC_BASE, .nr_sources = PLIC_SOURCES, .nr_cpus = rv_hart + 1,
+			.priority = PLIC_PRIO_DEVICE, .edge_only = true,
+		};
+		unsigned int h;
+
+		for (h = 0; h <= rv_hart; h++)
+			cfg.context[h] = PLIC_CONTEXT_OF(h);
+		if (irq_template_plic_init(&cfg) != 0)
+			rv_exit(false);
+	}
 	__asm__ volatile("csrs " CSR_IE ", %0" : : "r"(IE_EXTERNAL | IE_TIMER) : "memory");
 
 	proof_run(&rv_board);

@@ -7,19 +7,25 @@
  * alarm, which must be programmed for the resend timer's expiry and put
  * back to "never" once nothing is pending; then with an alarm per CPU, where
  * a timer armed on one CPU is served by that CPU's alarm only (each CPU's
- * comparator set for its own list). Built with -DIRQ_TEMPLATE_HOST_SIM
+ * comparator set for its own list); and the template's PLIC chip
+ * (plic_template.c) against a fake register file: masking by priority,
+ * routing by the enable bits of the CPU's context (and moving it),
+ * completing to the claiming CPU's context, irq_pending across CPUs, what
+ * irq_diagnose says. Built with -DIRQ_TEMPLATE_HOST_SIM
  * (the template's simulated CPU: a host program cannot disable interrupts);
  * the real CPU sections run on QEMU in make cross (tests/cross/). A plain
  * program (exit status 0 = pass), run by tests/unit/irq.mk whenever the irq
  * unit tests are built, so the template never rots.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include <irq/interrupt.h>
 #include <irq/irqchip.h>
 #include <irq/port.h>
 #include <irq/stats.h>
 #include <irq_port_host.h>
+#include <plic_template.h>
 
 /* Nanoseconds per template tick in this check. */
 #define TICK_NS 1000000ull
@@ -83,6 +89,104 @@ static void run_line(void)
 	free_irq(1, &dev);
 }
 
+/*
+ * The template PLIC against a fake register file (plain memory: a read
+ * returns what was last written, so the claim register returns the same
+ * source until the test changes it). CPU 0 has context 1, CPU 1 context 3,
+ * as supervisor mode on QEMU virt.
+ */
+#define FAKE_PLIC_WORDS ((0x200000 + 0x1000 * 4 + 8) / 4)
+static uint32_t fake_plic[FAKE_PLIC_WORDS];
+#define PLIC_REG(off) fake_plic[(off) / 4]
+#define PLIC_SRC      10u
+#define PLIC_LINE     20u
+
+static unsigned int plic_handled;
+
+static irqreturn_t plic_handler(unsigned int irq, void *dev_id)
+{
+	(void)irq;
+	(void)dev_id;
+	plic_handled++;
+	return IRQ_HANDLED;
+}
+
+static void run_plic(void)
+{
+	struct irq_template_plic_config cfg = {
+		.base = (unsigned long)fake_plic, .nr_sources = 32, .nr_cpus = 2, .context = { 1, 3 },
+		.priority = 1, .edge_only = true,
+	};
+	static int dev;
+	char why[160];
+
+	this_cpu = 0;
+	PLIC_REG(4 * PLIC_SRC) = 7;                  /* stale state the init must clear */
+	PLIC_REG(0x2000 + 0x80 * 3) = 0xffffffffu;
+	expect(irq_template_plic_init(&cfg) == 0, "PLIC init");
+	expect(PLIC_REG(4 * PLIC_SRC) == 0 && PLIC_REG(0x2000 + 0x80 * 3) == 0, "PLIC init masks and unroutes every source");
+	cfg.nr_cpus = 0;
+	expect(irq_template_plic_init(&cfg) != 0, "PLIC init refuses no CPUs");
+	cfg.nr_cpus = 2;
+	expect(irq_template_plic_init(&cfg) == 0, "PLIC init again");
+
+	/* Attached to CPU 1: routed to context 3 only, masked until requested. */
+	expect(irq_template_plic_attach(PLIC_LINE, PLIC_SRC, 1) == 0, "PLIC attach");
+	expect((PLIC_REG(0x2000 + 0x80 * 3) & (1u << PLIC_SRC)) && !(PLIC_REG(0x2000 + 0x80 * 1) & (1u << PLIC_SRC)),
+	       "PLIC routes by the enable bit of the CPU's context");
+	expect(request_irq(PLIC_LINE, plic_handler, 0, "plic", &dev) == 0, "PLIC request");
+	expect(PLIC_REG(4 * PLIC_SRC) == 1, "PLIC unmasks by the priority");
+	disable_irq(PLIC_LINE);
+	expect(PLIC_REG(4 * PLIC_SRC) == 0 && (PLIC_REG(0x2000 + 0x80 * 3) & (1u << PLIC_SRC)),
+	       "PLIC masks by the priority, not by the enable bit");
+
+	/* irq_pending from CPU 0 about a line routed to CPU 1: global registers. */
+	{
+		struct irq_data d = { .irq = PLIC_LINE, .hwirq = PLIC_SRC };
+
+		PLIC_REG(0x1000) = 1u << PLIC_SRC;       /* pending at the gateway */
+		expect(irq_template_plic_chip.irq_pending(&d) == 0, "PLIC irq_pending: a masked source is not on its way");
+		enable_irq(PLIC_LINE);
+		expect(irq_template_plic_chip.irq_pending(&d) == 1, "PLIC irq_pending: pending, unmasked, routed (asked on another CPU)");
+		PLIC_REG(0x200000 + 0x1000 * 3) = 1;     /* context 3's threshold up to the priority */
+		expect(irq_template_plic_chip.irq_pending(&d) == 0, "PLIC irq_pending: not above the threshold");
+		expect(irq_get_line_diagnosis(PLIC_LINE, why, sizeof(why)) == 1 && strstr(why, "threshold"),
+		       "PLIC irq_diagnose names the threshold");
+		PLIC_REG(0x200000 + 0x1000 * 3) = 0;
+		PLIC_REG(0x1000) = 0;
+	}
+
+	/* A claim on CPU 1: handled through the line, completed to CPU 1's context; the loop is bounded. */
+	this_cpu = 1;
+	PLIC_REG(0x200004 + 0x1000 * 3) = PLIC_SRC;
+	PLIC_REG(0x200004 + 0x1000 * 1) = 0;
+	plic_handled = 0;
+	irq_template_plic_interrupt();
+	expect(plic_handled >= 1 && plic_handled <= 16, "PLIC claim loop ran the handler, bounded");
+	expect(PLIC_REG(0x200004 + 0x1000 * 3) == PLIC_SRC && PLIC_REG(0x200004 + 0x1000 * 1) == 0,
+	       "PLIC completes to the claiming CPU's context only");
+	PLIC_REG(0x200004 + 0x1000 * 3) = 0;
+	this_cpu = 0;
+
+	/* Moved to CPU 0: context 1 gets the enable bit, context 3 loses it. */
+	expect(irq_set_affinity(PLIC_LINE, 1u << 0) == 0, "PLIC affinity");
+	expect((PLIC_REG(0x2000 + 0x80 * 1) & (1u << PLIC_SRC)) && !(PLIC_REG(0x2000 + 0x80 * 3) & (1u << PLIC_SRC)),
+	       "PLIC affinity moves the enable bit");
+
+	/* What irq_diagnose says about faults behind the core's back. */
+	expect(irq_get_line_diagnosis(PLIC_LINE, why, sizeof(why)) == 0, "PLIC irq_diagnose: nothing wrong");
+	PLIC_REG(4 * PLIC_SRC) = 0;
+	expect(irq_get_line_diagnosis(PLIC_LINE, why, sizeof(why)) == 1 && strstr(why, "behind the core's back"),
+	       "PLIC irq_diagnose: priority 0 on an unmasked line");
+	PLIC_REG(4 * PLIC_SRC) = 1;
+	PLIC_REG(0x2000 + 0x80 * 1) = 0;
+	expect(irq_get_line_diagnosis(PLIC_LINE, why, sizeof(why)) == 1 && strstr(why, "routed nowhere"),
+	       "PLIC irq_diagnose: enabled in no context");
+	PLIC_REG(0x2000 + 0x80 * 1) = 1u << PLIC_SRC;
+	free_irq(PLIC_LINE, &dev);
+	expect(PLIC_REG(4 * PLIC_SRC) == 0, "PLIC: the last free masks the line");
+}
+
 int main(void)
 {
 	struct irq_line_stats st;
@@ -144,5 +248,6 @@ int main(void)
 		this_cpu = 0;
 		free_irq(3, &dev3);
 	}
+	run_plic();
 	return failures ? 1 : 0;
 }

@@ -21,7 +21,8 @@
  * served by irq_template_timer_interrupt(), from a one-shot alarm (built in
  * on RISC-V and AArch64: per-CPU comparators, one list per CPU) or from
  * your periodic tick. The places that need your kernel are marked "PORT:"
- * in port_template.c. `make cross` builds it with the core for Cortex-M3,
+ * in port_template.c. For RISC-V boards, plic_template.h gives the PLIC as
+ * an irq_chip (machine or supervisor mode, one hart or several). `make cross` builds it with the core for Cortex-M3,
  * RV64, AArch64 and i686, and runs it on QEMU's Cortex-M3 board, the
  * RISC-V virt board in machine and in supervisor mode, and the Arm virt
  * board at EL1 (tests/cross/), so that it never rots.
