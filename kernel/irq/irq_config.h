@@ -3,13 +3,21 @@
  * in one table. A port or a build may override any value with -DNAME=value;
  * a value outside its range stops the build with a message saying what to do.
  *
+ * The defaults are sized for a small kernel: the core built with no -D at all
+ * has at most 64 KiB of static memory (bss) on i686, which `make cross`
+ * checks; a large kernel raises the CPU count and the trace ring (irqkit
+ * does: IRQKIT_IRQ_CONFIG in the Makefile; docs/porting.md, section 1, has
+ * the values for a small and a large kernel and what each costs).
+ *
  * Why these values: 64 lines cover the 16 ISA IRQs and the 24 pins of one or
- * two IOAPICs (GSIs 0-47) with room to spare, and cost about 10 KiB of static
- * descriptors. 32 pooled actions is more than the kernel's drivers register
- * (each driver has one or two lines); users with their own storage
- * (request_irq_static) do not draw from the pool at all. The limits on
- * sharing, replay and nesting exist only to bound every loop of the core:
- * real hardware never comes near them, a broken driver or a stuck line does.
+ * two IOAPICs (GSIs 0-47) with room to spare, and cost about 40 KiB of static
+ * descriptors on i686 (a descriptor is about 600 bytes with the template
+ * port's lock and timers, and a counter slot 64). 32 pooled actions is more
+ * than the kernel's drivers register (each driver has one or two lines);
+ * users with their own storage (request_irq_static) do not draw from the
+ * pool at all. The limits on sharing, replay and nesting exist only to
+ * bound every loop of the core: real hardware never comes near them, a
+ * broken driver or a stuck line does.
  */
 #ifndef IRQ_CONFIG_H
 #define IRQ_CONFIG_H
@@ -81,27 +89,37 @@
 #endif
 
 /*
- * CPUs the core keeps per-CPU data for (the event trace's rings): CPU
- * numbers 0..IRQ_NR_CPUS-1 from irq_port_cpu_id(). 8 covers the machines
- * irqkit boots on (QEMU -smp up to 8); a port with one CPU sets 1.
+ * CPUs the core keeps per-CPU data for: CPU numbers 0..IRQ_NR_CPUS-1 from
+ * irq_port_cpu_id(). Each CPU costs an event-trace ring (IRQ_TRACE_ENTRIES
+ * x 16 bytes) and, per line, a 64-byte counter slot (the slots are rounded
+ * up to a power of two of CPUs). The default, 1, is a uniprocessor kernel's;
+ * a kernel that runs on several CPUs sets its count (irqkit sets 8, the
+ * most smp.c starts: IRQKIT_IRQ_CONFIG in the Makefile, checked against
+ * SMP_MAX_CPUS in arch/x86/irq_port.c). A CPU number at or past it is
+ * counted under another CPU's slot and its trace events are dropped and
+ * counted (stats.h, trace.h): nothing is written out of bounds.
  */
 #ifndef IRQ_NR_CPUS
-#define IRQ_NR_CPUS 8
+#define IRQ_NR_CPUS 1
 #endif
 
 /*
  * The event trace (trace.c, docs/trace.md). IRQ_TRACE_BUILD 0 compiles every
  * hook out. IRQ_TRACE_ENTRIES is the size of each CPU's ring in events of
- * 16 bytes: 16384 (256 KiB per CPU) holds a whole flood episode (1,000
- * interrupts of about five events each, the polls and the re-enable test)
- * several times over; a small port (the Cortex-M3 run) sets a few dozen.
+ * 16 bytes. The default, 256 (4 KiB per CPU), holds a lost interrupt's whole
+ * story (expect, polls, verdict: about ten events) many times over, or the
+ * start of a flood (about fifty interrupts of five events each): enough for
+ * a small kernel to see what went wrong first, which is what the ring keeps
+ * (it fills and then drops). irqkit sets 16384 (256 KiB per CPU: a whole
+ * flood episode of 1,000 interrupts, the polls and the re-enable test,
+ * several times over; IRQKIT_IRQ_CONFIG in the Makefile).
  */
 #ifndef IRQ_TRACE_BUILD
 #define IRQ_TRACE_BUILD 1
 #endif
 #ifndef IRQ_TRACE_ENTRIES
 #if IRQ_TRACE_BUILD
-#define IRQ_TRACE_ENTRIES 16384
+#define IRQ_TRACE_ENTRIES 256
 #else
 #define IRQ_TRACE_ENTRIES 16  /* compiled out: the smallest rings, never written */
 #endif
@@ -113,6 +131,42 @@
 /* Longest reason irq_chip::irq_diagnose may give (bytes with the NUL), for the health report. */
 #ifndef IRQ_DIAGNOSIS_MAX
 #define IRQ_DIAGNOSIS_MAX 160
+#endif
+
+/*
+ * The parts of the core a build may leave out (issue 32, docs/irq-layers.md):
+ * each defence and each report, 1 (built) by default. NOT WIRED YET, except
+ * IRQ_TRACE_BUILD above: today a 0 here builds the same core as a 1, because
+ * the defences are still knotted into the dispatch core (docs/irq-layers.md,
+ * "What is measured today"); the split wires them. `make cross` builds the
+ * size matrix of them for the Cortex-M3 and says, row by row, which ones
+ * changed nothing. When wired, a left-out defence keeps its API: its calls
+ * are no-ops a caller can test for (init_irq_expect returns NULL, as it
+ * does today under noirqdebug; docs/irq-layers.md, "A defence left out").
+ */
+/* IRQ expecting (expect.c): init_irq_expect, expect_irq, unexpect_irq; the driver says when an interrupt is due. */
+#ifndef IRQ_EXPECT
+#define IRQ_EXPECT 1
+#endif
+/* IRQ watching (watch.c): watch_irq; the line is polled slowly to check that its interrupts come. */
+#ifndef IRQ_WATCH
+#define IRQ_WATCH 1
+#endif
+/* The flood defence (spurious.c): a line flooding with unclaimed interrupts is disabled, polled, retried. */
+#ifndef IRQ_FLOOD
+#define IRQ_FLOOD 1
+#endif
+/* The claimed-storm defence (spurious.c): a line interrupting faster than is useful is throttled. */
+#ifndef IRQ_STORM
+#define IRQ_STORM 1
+#endif
+/* The tick's look (tick_look.c): the host's tick looks at verified expect tokens instead of the poll timer. */
+#ifndef IRQ_TICK_LOOK
+#define IRQ_TICK_LOOK 1
+#endif
+/* The health report in sentences (health.c); 0: a terse numeric report, one line per line, no prose. */
+#ifndef IRQ_HEALTH_TEXT
+#define IRQ_HEALTH_TEXT 1
 #endif
 
 /* ---- range checks -------------------------------------------------------- */
@@ -155,6 +209,14 @@
 #endif
 #if IRQ_DIAGNOSIS_MAX < 32 || IRQ_DIAGNOSIS_MAX > 1024
 #error "IRQ_DIAGNOSIS_MAX must be 32..1024 bytes"
+#endif
+#if (IRQ_EXPECT != 0 && IRQ_EXPECT != 1) || (IRQ_WATCH != 0 && IRQ_WATCH != 1) || \
+    (IRQ_FLOOD != 0 && IRQ_FLOOD != 1) || (IRQ_STORM != 0 && IRQ_STORM != 1) || \
+    (IRQ_TICK_LOOK != 0 && IRQ_TICK_LOOK != 1) || (IRQ_HEALTH_TEXT != 0 && IRQ_HEALTH_TEXT != 1)
+#error "IRQ_EXPECT, IRQ_WATCH, IRQ_FLOOD, IRQ_STORM, IRQ_TICK_LOOK and IRQ_HEALTH_TEXT must each be 0 (left out) or 1 (built)"
+#endif
+#if IRQ_TICK_LOOK && !IRQ_EXPECT
+#error "IRQ_TICK_LOOK=1 needs IRQ_EXPECT=1: the tick looks at expect tokens; set IRQ_TICK_LOOK=0 too"
 #endif
 
 #endif /* IRQ_CONFIG_H */

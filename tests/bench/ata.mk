@@ -16,7 +16,7 @@ ATA_BENCH_SECTORS ?= 2048
 
 $(ATA_BENCH_BIN): $(ATA_BENCH_SRCS) tests/unit/test_ata_sim.c $(wildcard drivers/ata/*.h)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -DIRQKIT_HOST=1 $(HOST_INC) $(ATA_BENCH_SRCS) -o $@
+	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -DIRQKIT_HOST=1 $(HOST_INC) $(IRQKIT_IRQ_CONFIG) $(ATA_BENCH_SRCS) -o $@
 
 .PHONY: bench-ata
 BENCH_TARGETS += bench-ata

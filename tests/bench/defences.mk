@@ -15,7 +15,7 @@ DEFENCES_BENCH_SRCS := tests/bench/defences_bench.c $(sort $(wildcard kernel/irq
 
 $(DEFENCES_BENCH_BIN): $(DEFENCES_BENCH_SRCS) $(wildcard kernel/irq/*.h) tests/host/irq_port_host.h tests/unit/sim/sim.h
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -DIRQKIT_HOST=1 $(HOST_INC) -Itests/unit \
+	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -DIRQKIT_HOST=1 $(HOST_INC) $(IRQKIT_IRQ_CONFIG) -Itests/unit \
 		$(DEFENCES_BENCH_SRCS) -o $@ -lpthread
 
 .PHONY: bench-defences

@@ -6,14 +6,20 @@
 # assembly outside the port, no type-size accident (printf formats, 64-bit
 # atomics a 32-bit CPU lacks).
 #
-# For each architecture the libraries are built three times: with the default
-# IRQ_NR_LINES, with CROSS_FEW_LINES lines, and minimal (IRQ_MINIMAL=1: one
-# defence profile, compact health report, 16 lines); tests/cross/cross_report.py
+# For each architecture the libraries are built four times: with irq_config.h's
+# defaults (no -D at all: what a porter gets), with CROSS_FEW_LINES lines,
+# minimal (IRQ_MINIMAL=1: one defence profile, compact health report, 16
+# lines), and with the irqkit kernel's values (IRQKIT_IRQ_CONFIG in the
+# Makefile: 8 CPUs, 256 KiB trace rings); tests/cross/cross_report.py
 # then links them into one image (any undefined symbol fails: the core
 # needs nothing but the port, memset/memcpy and libgcc), and prints the code
-# size (size -t of each archive), the sizes of the core's types (nm -S of
-# tests/cross/cross_sizes.c compiled by that compiler) and the memory per
+# size (size -t of each archive), the static memory with the defaults and
+# with irqkit's values (and fails where an architecture's CROSS_*_BSS_MAX says
+# the defaults must fit and they do not), the sizes of the core's types (nm -S
+# of tests/cross/cross_sizes.c compiled by that compiler) and the memory per
 # interrupt line (the growth of every static table between the two builds).
+# Then the size matrix (below): the Cortex-M3 with -Os, one build per set of
+# the switches that leave defences and reports out (tests/cross/cross_matrix.py).
 # Then the runs, each booted on QEMU and judged from outside:
 #   - Cortex-M3 (minimal build) on mps2-an385 with real NVIC interrupts
 #     (tests/cross/m3_run.c, judged by tests/cross/m3_check.py);
@@ -32,6 +38,8 @@
 #   _CFLAGS  code generation for that CPU
 #   _LFLAGS  what selects libgcc's multilib at the link
 #   _PORT    what the template port must be told (RISC-V: the privilege mode)
+#   _BSS_MAX (optional) most bytes of static memory (data + bss) the core and the template port
+#            may have with irq_config.h's defaults; more fails the target
 CROSS_ARCHS := cortex-m3 rv64imac aarch64 i686 x86_64
 # Arm Cortex-M3: ARMv7-M, Thumb-2 only, 32-bit, no FPU, LDREX/STREX atomics, PRIMASK.
 CROSS_cortex-m3_PREFIX := arm-none-eabi-
@@ -64,6 +72,9 @@ CROSS_i686_PREFIX := i686-linux-gnu-
 CROSS_i686_PKG    := gcc-i686-linux-gnu
 CROSS_i686_CFLAGS := -m32 -march=i686 -mgeneral-regs-only -fno-pic -fno-stack-protector
 CROSS_i686_LFLAGS := -m32
+# Issue 32: the core built with no -D at all has at most 64 KiB of static memory on i686
+# (it had 2,179,344 bytes with 8 CPUs' 256 KiB trace rings as the defaults).
+CROSS_i686_BSS_MAX := 65536
 
 # x86-64 as a 64-bit kernel compiles it (the kernel code model, no red zone: an
 # interrupt would write below the stack pointer); the template's x86 section
@@ -77,10 +88,11 @@ CROSS_x86_64_LFLAGS := -m64 -no-pie
 CROSS_FEW_LINES := 16
 
 # Freestanding: only the compiler's own headers (-nostdinc + its include
-# directory), no libc, no builtins, the kernel's warning set.
-# One CPU and a 256-event trace ring (irq_config.h, 4 KiB): the M3 board has 1 MiB of RAM.
+# directory), no libc, no builtins, the kernel's warning set. No -D of
+# irq_config.h: the builds measure and run its defaults (one CPU, a 256-event
+# trace ring of 4 KiB), which is what a porter gets; the M3 board has 1 MiB of RAM.
 CROSS_COMMON_CFLAGS := -std=gnu11 -O2 -ffreestanding -fno-builtin -nostdlib -nostdinc \
-	-Wall -Wextra -Werror -Ikernel/irq/template -Ikernel -DIRQ_NR_CPUS=1 -DIRQ_TRACE_ENTRIES=256
+	-Wall -Wextra -Werror -Ikernel/irq/template -Ikernel
 
 CROSS_CORE_SRCS  := $(sort $(wildcard kernel/irq/*.c))
 CROSS_TEMPLATE_SRCS := kernel/irq/template/port_template.c kernel/irq/template/irq_format.c
@@ -128,8 +140,84 @@ CROSS_$(1)_OUT :=
 $$(eval $$(call cross_variant,$(1),std,))
 $$(eval $$(call cross_variant,$(1),few,-DIRQ_NR_LINES=$(CROSS_FEW_LINES)))
 $$(eval $$(call cross_variant,$(1),min,-DIRQ_MINIMAL=1))
+$$(eval $$(call cross_variant,$(1),kcfg,$(IRQKIT_IRQ_CONFIG)))
 endef
 $(foreach a,$(CROSS_ARCHS),$(eval $(call cross_arch,$(a))))
+
+# ---- The size matrix (issue 32) ----------------------------------------------
+# kernel/irq for one small CPU, -Os, one CPU (irq_config.h's default), built once
+# per row of this table with the switches of irq_config.h that leave a defence or
+# a report out, and once more with CROSS_MX_LINES lines (for the RAM per line: a count
+# that no row has by default, since IRQ_MINIMAL's default is 16 lines and the others' 64).
+# Per row: _BASE, the row it is compared with, and _FLAGS. tests/cross/cross_matrix.py
+# prints per row the core's code (.text) and read-only data (.rodata: mostly the
+# messages), its RAM and RAM per line, and what the row's switches changed against
+# its base; a switch that is not wired yet builds the very same objects, and the
+# row says so plainly instead of a saving. The goals (CROSS_MX_GOALS: code plus
+# read-only data, and RAM per line) are printed as met or not, never failed on:
+# the split of issue 32's second part is what meets them. Then what holds the size
+# today, per file and per function (nm --size-sort) of the CROSS_MX_HOLD row.
+CROSS_MX_ARCH  := cortex-m3
+CROSS_MX_OPT   := -Os
+CROSS_MX_ROWS  := full min notrace noexpect nowatch noflood nostorm notick terse three expect core
+CROSS_MX_full_BASE := full
+CROSS_MX_full_FLAGS :=
+CROSS_MX_min_BASE := full
+CROSS_MX_min_FLAGS := -DIRQ_MINIMAL=1
+CROSS_MX_notrace_BASE := min
+CROSS_MX_notrace_FLAGS := -DIRQ_MINIMAL=1 -DIRQ_TRACE_BUILD=0
+# Each switch alone, on the minimal build without the trace.
+CROSS_MX_noexpect_BASE := notrace
+CROSS_MX_noexpect_FLAGS := $(CROSS_MX_notrace_FLAGS) -DIRQ_EXPECT=0 -DIRQ_TICK_LOOK=0
+CROSS_MX_nowatch_BASE := notrace
+CROSS_MX_nowatch_FLAGS := $(CROSS_MX_notrace_FLAGS) -DIRQ_WATCH=0
+CROSS_MX_noflood_BASE := notrace
+CROSS_MX_noflood_FLAGS := $(CROSS_MX_notrace_FLAGS) -DIRQ_FLOOD=0
+CROSS_MX_nostorm_BASE := notrace
+CROSS_MX_nostorm_FLAGS := $(CROSS_MX_notrace_FLAGS) -DIRQ_STORM=0
+CROSS_MX_notick_BASE := notrace
+CROSS_MX_notick_FLAGS := $(CROSS_MX_notrace_FLAGS) -DIRQ_TICK_LOOK=0
+CROSS_MX_terse_BASE := notrace
+CROSS_MX_terse_FLAGS := $(CROSS_MX_notrace_FLAGS) -DIRQ_HEALTH_TEXT=0
+# The goals' builds: the three defences (expecting, watching, the flood defence) with terse
+# reports; expecting alone; the dispatch core with no defence.
+CROSS_MX_three_BASE := notrace
+CROSS_MX_three_FLAGS := $(CROSS_MX_notrace_FLAGS) -DIRQ_STORM=0 -DIRQ_TICK_LOOK=0 -DIRQ_HEALTH_TEXT=0
+CROSS_MX_expect_BASE := three
+CROSS_MX_expect_FLAGS := $(CROSS_MX_three_FLAGS) -DIRQ_WATCH=0 -DIRQ_FLOOD=0
+CROSS_MX_core_BASE := expect
+CROSS_MX_core_FLAGS := $(CROSS_MX_expect_FLAGS) -DIRQ_EXPECT=0
+# Issue 32's goals: code + read-only data of the core (bytes) per row, and RAM per line.
+CROSS_MX_GOALS := three=16384 expect=8192
+CROSS_MX_LINE_GOAL := 128
+CROSS_MX_HOLD := notrace
+CROSS_MX_LINES := 32
+
+CROSS_MX_DIR := $(BUILD)/cross/$(CROSS_MX_ARCH)/mx
+CROSS_MX_CORE_SRCS := $(sort $(wildcard kernel/irq/*.c))
+# cross_mx_build(ROW, DIR, EXTRA): the core's objects and archive of one row.
+define cross_mx_build
+$(CROSS_MX_DIR)/$(2)/%.o: %.c $(CROSS_HDRS) | cross-tool-$(CROSS_MX_ARCH)
+	@mkdir -p $$(dir $$@)
+	@$(CROSS_$(CROSS_MX_ARCH)_PREFIX)gcc $(CROSS_COMMON_CFLAGS) -isystem $$(CROSS_$(CROSS_MX_ARCH)_GCC_INC) \
+		$(CROSS_$(CROSS_MX_ARCH)_CFLAGS) $(CROSS_MX_OPT) $(CROSS_MX_$(1)_FLAGS) $(3) -c $$< -o $$@
+
+$(CROSS_MX_DIR)/$(2)/libirq.a: $(patsubst %.c,$(CROSS_MX_DIR)/$(2)/%.o,$(CROSS_MX_CORE_SRCS))
+	@rm -f $$@ && $(CROSS_$(CROSS_MX_ARCH)_PREFIX)ar rcs $$@ $$^
+
+CROSS_MX_OUT += $(CROSS_MX_DIR)/$(2)/libirq.a
+endef
+CROSS_MX_OUT :=
+$(foreach r,$(CROSS_MX_ROWS),$(eval $(call cross_mx_build,$(r),$(r),)))
+$(foreach r,$(CROSS_MX_ROWS),$(eval $(call cross_mx_build,$(r),$(r)-lines,-DIRQ_NR_LINES=$(CROSS_MX_LINES))))
+
+.PHONY: cross-matrix
+cross-matrix: $(CROSS_MX_OUT) tests/cross/cross_matrix.py
+	@$(PYTHON) tests/cross/cross_matrix.py --prefix $(CROSS_$(CROSS_MX_ARCH)_PREFIX) --dir $(CROSS_MX_DIR) \
+		--title "$(CROSS_MX_ARCH) $(CROSS_$(CROSS_MX_ARCH)_CFLAGS) $(CROSS_MX_OPT), one CPU" \
+		--lines $(CROSS_MX_LINES) --hold $(CROSS_MX_HOLD) --line-goal $(CROSS_MX_LINE_GOAL) \
+		$(foreach g,$(CROSS_MX_GOALS),--goal $(g)) \
+		$(foreach r,$(CROSS_MX_ROWS),--row "$(r)|$(CROSS_MX_$(r)_BASE)|$(strip $(CROSS_MX_$(r)_FLAGS))")
 
 # The Cortex-M3 build also runs: tests/cross/m3_run.c (NVIC chip, SysTick tick, a
 # start-up of its own; the irqkit printf kernel/vsprintf.c for the log) linked with the
@@ -222,10 +310,13 @@ CROSS_PROOF_RUNS := rv64-m:$(CROSS_RV_DIR)/rv64_run.elf \
 # The report links and measures; it fails on any undefined symbol. Then the runs.
 cross: $(foreach a,$(CROSS_ARCHS),$(CROSS_$(a)_OUT)) tests/cross/cross_report.py \
 		$(CROSS_M3_DIR)/m3_run.elf tests/cross/m3_check.py $(CROSS_PROOF_CHECK) \
-		$(foreach r,$(CROSS_PROOF_RUNS),$(lastword $(subst :, ,$(r))))
+		$(foreach r,$(CROSS_PROOF_RUNS),$(lastword $(subst :, ,$(r)))) \
+		$(CROSS_MX_OUT) tests/cross/cross_matrix.py
 	@$(foreach a,$(CROSS_ARCHS),$(PYTHON) tests/cross/cross_report.py --arch $(a) \
-		--prefix $(CROSS_$(a)_PREFIX) --cflags="$(CROSS_$(a)_CFLAGS)" --lflags="$(CROSS_$(a)_LFLAGS)" \
-		--dir $(BUILD)/cross/$(a) --sizes $(CROSS_SIZES_SRC:.c=.o) --libc $(CROSS_LIBC_SRCS:.c=.o) && ) true
+		--prefix="$(CROSS_$(a)_PREFIX)" --cflags="$(CROSS_$(a)_CFLAGS)" --lflags="$(CROSS_$(a)_LFLAGS)" \
+		--dir $(BUILD)/cross/$(a) --sizes $(CROSS_SIZES_SRC:.c=.o) --libc $(CROSS_LIBC_SRCS:.c=.o) \
+		--kcfg="$(IRQKIT_IRQ_CONFIG)" $(if $(CROSS_$(a)_BSS_MAX),--bss-max $(CROSS_$(a)_BSS_MAX)) && ) true
 	@echo "cross cortex-m3: running $(CROSS_M3_DIR)/m3_run.elf on qemu-system-arm -machine mps2-an385"
 	@$(PYTHON) tests/cross/m3_check.py $(CROSS_M3_DIR)/m3_run.elf
 	@$(foreach r,$(CROSS_PROOF_RUNS),$(PYTHON) $(CROSS_PROOF_CHECK) $(subst :, ,$(r)) && ) true
+	@$(MAKE) --no-print-directory cross-matrix

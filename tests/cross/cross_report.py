@@ -2,14 +2,17 @@
 """cross_report.py - link and measure one cross build of kernel/irq (see tests/cross/cross.mk).
 
     cross_report.py --arch A --prefix P --cflags F --lflags L --dir D --sizes OBJ --libc OBJ
+                    --kcfg FLAGS [--bss-max BYTES]
 
-D holds three builds: D/std (default IRQ_NR_LINES), D/few (fewer lines) and D/min (IRQ_MINIMAL=1),
-each with libirq.a
+D holds four builds: D/std (irq_config.h's defaults, no -D), D/few (fewer lines), D/min
+(IRQ_MINIMAL=1) and D/kcfg (the irqkit kernel's values, FLAGS), each with libirq.a
 (the core and the template port), libwheel.a (the timer wheel) and the sizes object OBJ.
 
 1. Links D/std's archives whole, with the host's string functions (OBJ given by --libc) and
    libgcc, into a freestanding image with no C library: any symbol the code needs and nobody
    supplies fails the link, and so this script (exit status 1).
+   The static memory (data + bss) of libirq.a with the defaults and with the irqkit kernel's
+   values; more than BYTES with the defaults fails too (exit status 1).
 2. Prints size(1) of each part of the archives, the symbols the image had to take from the
    host and from libgcc, the sizes of the core's types (nm -S of the sizes object, as that
    compiler laid them out) and the memory per interrupt line: for every static object of
@@ -69,8 +72,9 @@ def symbols(nm, paths, undefined):
 
 def main():
     ap = argparse.ArgumentParser()
-    for a in ("arch", "prefix", "cflags", "lflags", "dir", "sizes", "libc"):
+    for a in ("arch", "prefix", "cflags", "lflags", "dir", "sizes", "libc", "kcfg"):
         ap.add_argument("--" + a, required=True)
+    ap.add_argument("--bss-max", type=int)
     args = ap.parse_args()
     P, D = args.prefix, args.dir
     std, few = os.path.join(D, "std"), os.path.join(D, "few")
@@ -121,6 +125,25 @@ def main():
           f"{mcore[2]} bss; linked image {mit[0]} text, {mit[1]} data, {mit[2]} bss; no undefined symbol")
     print(f"    taken from the host: {' '.join(from_libc) or 'nothing'} ({args.libc.replace('.o', '.c')}); "
           f"from libgcc: {' '.join(from_libgcc) or 'nothing'}")
+
+    # The static memory a porter gets (no -D) and the irqkit kernel's (its larger values).
+    statics = {}
+    for v in ("std", "min", "kcfg"):
+        vsz = size_by_member(P + "size", os.path.join(D, v, "libirq.a"))
+        statics[v] = (sum(x[1] for x in vsz.values()), sum(x[2] for x in vsz.values()))
+    big = sorted(((sz, n) for (m, n), sz in defined_objects(P + "nm", libirq).items()), reverse=True)[:3]
+    print("  static memory of the core and the template port, data + bss: " +
+          "; ".join(f"{label} {sum(statics[v])} B ({statics[v][0]} + {statics[v][1]})" for v, label in
+                    (("std", "irq_config.h's defaults (no -D)"), ("min", "IRQ_MINIMAL=1"),
+                     ("kcfg", f"the irqkit kernel's values ({args.kcfg})"))))
+    if args.bss_max is not None:
+        got = sum(statics["std"])
+        if got > args.bss_max:
+            sys.exit(f"cross: {args.arch}: the defaults give {got} B of static memory, more than the "
+                     f"{args.bss_max} B allowed (CROSS_{args.arch}_BSS_MAX in tests/cross/cross.mk); the largest: " +
+                     ", ".join(f"{n} {sz} B" for sz, n in big))
+        print(f"    within the {args.bss_max} B the defaults may have on {args.arch} "
+              f"({args.bss_max - got} B to spare; the largest: " + ", ".join(f"{n} {sz} B" for sz, n in big) + ")")
 
     # 2b. Types, as this compiler laid them out.
     types = {}
