@@ -14,13 +14,14 @@ UNIT_irq_port_SRCS := tests/unit/test_irq_port.c tests/host/irq_port_host.c
 # The template port must build and work on its own: the core compiled
 # against kernel/irq/template/ only (its irq_port_host.h first on the path),
 # run once; the irq_port test binary depends on the result so that every
-# unit build checks it.
+# unit build checks it. Two CPUs (irq_config.h's default is one): the check
+# plays two, each with a comparator of its own, and routes a PLIC line to each.
 IRQ_TEMPLATE_CHECK := $(BUILD)/host/irq_template_check
 $(IRQ_TEMPLATE_CHECK): tests/unit/test_irq_template.c kernel/irq/template/port_template.c kernel/irq/template/irq_format.c \
 		kernel/irq/template/plic_template.c $(IRQ_CORE_SRCS) $(wildcard kernel/irq/*.h kernel/irq/template/*.h)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -DIRQ_TEMPLATE_HOST_SIM -Ikernel/irq/template -Ikernel $(SAN_FLAGS) \
-		tests/unit/test_irq_template.c kernel/irq/template/port_template.c kernel/irq/template/irq_format.c \
+	$(HOSTCC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -DIRQ_TEMPLATE_HOST_SIM -DIRQ_NR_CPUS=2 -Ikernel/irq/template -Ikernel \
+		$(SAN_FLAGS) tests/unit/test_irq_template.c kernel/irq/template/port_template.c kernel/irq/template/irq_format.c \
 		kernel/irq/template/plic_template.c $(IRQ_CORE_SRCS) -o $@.bin
 	$@.bin
 	@# A CPU the template does not know stops its build with the #error that says what to add
