@@ -111,10 +111,36 @@ QEMU_RUN_FLAGS := -machine pc -m 128M -serial mon:stdio -display none -no-reboot
 QEMU_EXTRA ?=
 RUN_EXTRA ?= $(QEMU_EXTRA)
 APPEND ?=
-RUN_BOOT = -cdrom $(BUILD)/irqkit.iso -boot d $(if $(strip $(APPEND)),-kernel $(BUILD)/kernel.elf -append "$(APPEND)")
+#   FIRMWARE                   bios (default: SeaBIOS) or uefi: Debian's 64-bit OVMF on q35 with
+#                              qemu-system-x86_64, a copy of its variable store in build/, the ISO
+#                              (GRUB x86_64-efi, multiboot2); APPEND goes in an SMBIOS OEM string
+#                              that iso/grub.cfg reads (docs/boot.md); uefi32: the 32-bit OVMF
+#                              (ovmf-ia32, GRUB i386-efi) with qemu-system-i386
+FIRMWARE ?= bios
+OVMF_CODE ?= $(if $(filter uefi32,$(FIRMWARE)),/usr/share/OVMF/OVMF32_CODE_4M.secboot.fd,/usr/share/OVMF/OVMF_CODE_4M.fd)
+OVMF_VARS ?= $(if $(filter uefi32,$(FIRMWARE)),/usr/share/OVMF/OVMF32_VARS_4M.fd,/usr/share/OVMF/OVMF_VARS_4M.fd)
+comma := ,
+SMBIOS_APPEND = -smbios "type=11,value=irqkit.append=$(subst $(comma),$(comma)$(comma),$(APPEND))"
+RUN_BOOT = -cdrom $(BUILD)/irqkit.iso -boot d $(if $(strip $(APPEND)),-kernel $(BUILD)/kernel.elf -append "$(APPEND)",$(SMBIOS_APPEND))
+RUN_SAY = $(if $(strip $(APPEND)),$(BUILD)/kernel.elf with "$(APPEND)",$(BUILD)/irqkit.iso)
+ifneq ($(filter uefi uefi32,$(FIRMWARE)),)
+# The 32-bit OVMF Debian ships is its Secure Boot build, which needs SMM and a secure flash.
+QEMU = $(if $(filter uefi32,$(FIRMWARE)),qemu-system-i386,qemu-system-x86_64)
+QEMU_RUN_FLAGS += -machine q35 $(if $(filter uefi32,$(FIRMWARE)),-machine smm=on -global driver=cfi.pflash01$(comma)property=secure$(comma)value=on) \
+                  -drive if=pflash,format=raw,readonly=on,file=$(OVMF_CODE) -drive if=pflash,format=raw,file=$(BUILD)/OVMF_VARS-$(FIRMWARE).fd
+RUN_BOOT = -cdrom $(BUILD)/irqkit.iso $(SMBIOS_APPEND)
+RUN_SAY = $(BUILD)/irqkit.iso with OVMF ($(FIRMWARE))$(if $(strip $(APPEND)), and "$(APPEND)")
+run: ovmf-vars
+endif
+# OVMF keeps its boot entries in a copy of Debian's variable store (deps.sh installs ovmf), fresh for
+# each run: entries left by another machine type (RUN_EXTRA="-machine pc") would miss the CD.
+.PHONY: ovmf-vars
+ovmf-vars: | deps
+	@mkdir -p $(BUILD)
+	cp $(OVMF_VARS) $(BUILD)/OVMF_VARS-$(FIRMWARE).fd
 
 run: deps all
-	@echo "irqkit: booting $(if $(strip $(APPEND)),$(BUILD)/kernel.elf with \"$(APPEND)\",$(BUILD)/irqkit.iso); serial console here, Ctrl-A X quits QEMU"
+	@echo 'irqkit: booting $(RUN_SAY); serial console here, Ctrl-A X quits QEMU'
 	$(QEMU) -machine accel=$(QEMU_ACCEL) $(QEMU_RUN_FLAGS) $(RUN_BOOT) $(RUN_EXTRA)
 
 debug: deps all

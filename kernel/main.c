@@ -26,6 +26,7 @@
 #include <kernel/version.h>
 #include <kernel/errno.h>
 #include <drivers/serial.h>
+#include <drivers/fbcon.h>
 #include <drivers/pci.h>
 #include <drivers/ahci.h>
 #include <drivers/ata.h>
@@ -85,19 +86,47 @@ static void fw_log(void *ctx, const char *line)
 	pr_info("%s\n", line);
 }
 
+/*
+ * The window the table parsers read through: the BIOS areas, and every range
+ * the memory map gives the firmware (reserved, ACPI, NVS: where ACPI tables
+ * and the EFI system table live), from 1 MiB up to the MMIO window. Usable
+ * RAM is not in it: the heap owns it by now. Neighbours are merged into one
+ * range, so that a table crossing from one to the next is still readable.
+ */
+static void fw_window_setup(void)
+{
+	uint64_t start = 0, end = 0;
+
+	fw_window_init(&fw_win);
+	fw_window_add_legacy_bios(&fw_win, bda_copy);
+	for (unsigned int i = 0; i <= boot_info.nr_regions; i++) {
+		const struct mem_region *r = i < boot_info.nr_regions ? &boot_info.regions[i] : NULL;
+		bool firmware = r && r->type != BOOT_MEM_USABLE && r->base >= 0x100000ull &&
+			r->base < PAGING_UNCACHED_START;
+
+		if (firmware && r->base == end && end != 0) {
+			end = r->base + r->len;
+			continue;
+		}
+		if (end > start) {
+			if (end > PAGING_UNCACHED_START)
+				end = PAGING_UNCACHED_START;
+			if (fw_window_add_identity(&fw_win, (uint32_t)start, (uint32_t)(end - start)) == -ENOSPC)
+				pr_warn("firmware: more firmware ranges than the table window holds (%u); the rest not searched\n",
+					FW_WINDOW_MAX_REGIONS);
+		}
+		start = firmware ? r->base : 0;
+		end = firmware ? r->base + r->len : 0;
+	}
+}
+
 /* Firmware tables: ACPI (MADT) preferred, the MP table otherwise. */
 static const struct fw_platform *firmware_discover(void)
 {
 	int a, m;
 
-	fw_window_init(&fw_win);
-	fw_window_add_legacy_bios(&fw_win, bda_copy);
-	for (unsigned int i = 0; i < boot_info.nr_regions; i++) {
-		const struct mem_region *r = &boot_info.regions[i];
-		if (r->type != 1 && r->base < 0xC0000000ull && r->base >= 0x100000ull)
-			fw_window_add_identity(&fw_win, (uint32_t)r->base, (uint32_t)r->len);
-	}
-	a = acpi_parse(&fw_win, &fw_acpi);
+	fw_window_setup();
+	a = acpi_find(&fw_win, &fw_acpi);
 	m = mptable_parse(&fw_win, &fw_mp);
 	fw_mp_valid = m == 0;
 	fw_acpi_valid = a == 0;
@@ -128,6 +157,22 @@ static void pci_routing_setup(void)
 	}
 }
 
+static const char banner[] = "irqkit " IRQKIT_VERSION ": an x86 kernel whose interrupt layer survives broken hardware";
+
+/*
+ * The screen: the loader's linear framebuffer (multiboot2 on UEFI) gets the
+ * framebuffer console, drawn once paging can map it; otherwise the VGA text
+ * mirror - on a BIOS, or when the loader said nothing (multiboot 1). Under
+ * UEFI without a framebuffer there is no text mode to write to.
+ */
+static void screen_setup(void)
+{
+	if (boot_info.fb.kind == BOOT_FB_RGB)
+		fbcon_early_init();
+	else if (boot_info.fb.kind == BOOT_FB_EGA_TEXT || !boot_info.efi_bits)
+		vga_text_init();
+}
+
 void kmain(uint32_t magic, uint32_t mbi_phys)
 {
 	const struct fw_platform *fw;
@@ -136,10 +181,9 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	gdt_init();           /* first: %gs = this CPU's data (smp_processor_id()) for every lock below */
 	console_init();
 	uart_early_init();
-	vga_text_init();
 	mb_err = multiboot_parse(magic, mbi_phys);
-	pr_info("irqkit %s: an x86 kernel whose interrupt layer survives broken hardware\n",
-		IRQKIT_VERSION);
+	screen_setup();
+	pr_info("%s\n", banner);
 	idt_init();
 	if (mb_err)
 		panic("kmain: %s", boot_info.problem);
@@ -148,6 +192,8 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	memcpy(bda_copy, (const void *)0x400, FW_BDA_SIZE);
 	paging_init();
 	heap_setup();
+	if (boot_info.fb.kind == BOOT_FB_RGB)
+		fbcon_init(&boot_info.fb, banner);   /* maps the screen (maybe above 4 GiB): after paging and heap */
 
 	irq_core_init();
 	i8259_init();

@@ -21,6 +21,8 @@
 #include <asm/x86_time.h>
 #include <irq/policy.h>
 #include <irq/trace.h>
+#include <firmware.h>
+#include <asm/paging.h>
 
 #define LOGLEVEL_MAX 8          /* loglevel=8 shows debug messages too */
 #define DEBUGEXIT_DEFAULT_PORT 0xF4  /* our isa-debug-exit iobase in the Makefile and tests */
@@ -125,6 +127,10 @@ static const struct cmdline_param table[] = {
 	  "maxcpus=N: run at most N CPUs, the boot CPU included (1-8)" },
 	{ "irqaffinity", CMDLINE_VALUE, irq_affinity_param, NULL,
 	  "irqaffinity=CPU[,CPU...]: deliver device interrupts to (the first online of) these CPUs; the tick's line stays on CPU 0" },
+	{ "nopae", CMDLINE_FLAG, paging_param_nopae, NULL,
+	  "nopae: 32-bit paging even on a CPU with PAE; device memory above 4 GiB is then unreachable" },
+	{ "rsdp_from", CMDLINE_VALUE, acpi_param_rsdp_from, NULL,
+	  "rsdp_from=auto|loader|efi|bios: where to take the ACPI RSDP from (default auto: the loader's copy, the EFI system table, the BIOS areas)" },
 	{ "crash", CMDLINE_VALUE, set_crash, NULL,
 	  "crash=de|ud|gp|pf|bp|nmi|stack: raise that CPU exception at the end of boot (stack: overflow the kernel stack into its guard page, a double fault)" },
 };

@@ -11,6 +11,10 @@ i686-linux-gnu-gcc gcc-i686-linux-gnu
 i686-linux-gnu-ld binutils-i686-linux-gnu
 grub-mkrescue grub-common
 /usr/lib/grub/i386-pc/moddep.lst grub-pc-bin
+/usr/lib/grub/x86_64-efi/moddep.lst grub-efi-amd64-bin
+/usr/lib/grub/i386-efi/moddep.lst grub-efi-ia32-bin
+/usr/share/OVMF/OVMF_CODE_4M.fd ovmf
+/usr/share/OVMF/OVMF32_CODE_4M.secboot.fd ovmf-ia32
 xorriso xorriso
 mformat mtools
 qemu-system-i386 qemu-system-x86

@@ -649,11 +649,23 @@ int acpi_parse_from_rsdp(const struct fw_window *w, const void *rsdp, uint32_t l
 	return 0;
 }
 
+/* Parse from the RSDP at @phys, which rsdp_try accepted (so it is mapped and its length sane). */
+static int acpi_parse_accepted(const struct fw_window *w, uint32_t phys, struct fw_platform *out)
+{
+	const uint8_t *r = fw_map(w, phys, RSDP_V1_LEN);
+
+	if (r[RSDP_REVISION] >= RSDP_FIRST_XSDT_REVISION) {
+		uint32_t len = fw_le32(fw_map(w, phys, RSDP_V2_LEN) + RSDP_LENGTH);
+
+		return acpi_parse_from_rsdp(w, fw_map(w, phys, len), len, phys, out);
+	}
+	return acpi_parse_from_rsdp(w, r, RSDP_V1_LEN, phys, out);
+}
+
 int acpi_parse(const struct fw_window *w, struct fw_platform *out)
 {
 	struct rsdp_search s = { w, &out->problems };
 	uint32_t ebda, phys = 0;
-	const uint8_t *r;
 
 	fw_platform_init(out, FW_SOURCE_NONE);
 	ebda = fw_bios_ebda(w, &out->problems);
@@ -663,12 +675,23 @@ int acpi_parse(const struct fw_window *w, struct fw_platform *out)
 		phys = fw_scan(w, ACPI_ROM_SEARCH_BASE, ACPI_ROM_SEARCH_LEN, "RSD PTR ", rsdp_try, &s);
 	if (!phys)
 		return -ENOENT;
-	/* rsdp_try accepted it, so these bytes are mapped and the length sane. */
-	r = fw_map(w, phys, RSDP_V1_LEN);
-	if (r[RSDP_REVISION] >= RSDP_FIRST_XSDT_REVISION) {
-		uint32_t len = fw_le32(fw_map(w, phys, RSDP_V2_LEN) + RSDP_LENGTH);
+	return acpi_parse_accepted(w, phys, out);
+}
 
-		return acpi_parse_from_rsdp(w, fw_map(w, phys, len), len, phys, out);
+int acpi_parse_at(const struct fw_window *w, uint32_t rsdp_phys, struct fw_platform *out)
+{
+	struct rsdp_search s = { w, &out->problems };
+
+	fw_platform_init(out, FW_SOURCE_NONE);
+	/* The same checks as a scan's candidate: signature, window, checksums, length. */
+	if (!fw_map(w, rsdp_phys, 8) || !fw_signature_is(fw_map(w, rsdp_phys, 8), "RSD PTR ")) {
+		const struct fw_walk walk = { &out->problems, FW_TABLE_RSDP, rsdp_phys };
+
+		fw_report(&walk, 0, FW_PROBLEM_BAD_SIGNATURE, rsdp_phys,
+		          "no \"RSD PTR \" where the pointer leads, or outside the allowed memory; skipped");
+		return -ENOENT;
 	}
-	return acpi_parse_from_rsdp(w, r, RSDP_V1_LEN, phys, out);
+	if (!rsdp_try(&s, rsdp_phys))
+		return -ENOENT;
+	return acpi_parse_accepted(w, rsdp_phys, out);
 }

@@ -271,6 +271,8 @@ static const char *const fw_table_names[FW_TABLE_COUNT] = {
 	[FW_TABLE_MP_CONFIG] = "MP config table",
 	[FW_TABLE_MP_EXTENDED] = "MP extended table",
 	[FW_TABLE_PIR] = "$PIR table",
+	[FW_TABLE_EFI_SYSTAB] = "EFI system table",
+	[FW_TABLE_EFI_CONFIG] = "EFI configuration table",
 };
 
 const char *fw_table_name(enum fw_table table)
@@ -455,8 +457,12 @@ static void print_acpi_tables(const struct fw_platform *p, fw_print_fn print, vo
 	struct fw_line l;
 	uint32_t i;
 
-	line_reset(&l, "ACPI: RSDP at ");
-	line_hex(&l, a->rsdp_addr, HEX_ADDR_DIGITS);
+	if (a->rsdp_addr) {
+		line_reset(&l, "ACPI: RSDP at ");
+		line_hex(&l, a->rsdp_addr, HEX_ADDR_DIGITS);
+	} else {
+		line_reset(&l, "ACPI: RSDP (the loader's copy)");
+	}
 	line_str(&l, " rev ");
 	line_dec(&l, a->rsdp_revision);
 	line_str(&l, " (");

@@ -515,7 +515,10 @@ int hpet_init(const struct fw_hpet *h)
 			"(%#x and up); not used, the PIT serves\n", h->address, PAGING_UNCACHED_START);
 		return -EINVAL;
 	}
-	hpet.base = h->address;
+	if (mmio_map(h->address, HPET_BLOCK_BYTES, &hpet.base)) {
+		pr_warn("HPET: block at %#x cannot be mapped; not used, the PIT serves\n", h->address);
+		return -EINVAL;
+	}
 	lo = hpet_read(HPET_REG_GCAP_ID);
 	hi = hpet_read(HPET_REG_GCAP_PERIOD);
 	err = hpet_decode_gcap(lo, hi, &hpet.caps, &why);

@@ -26,6 +26,7 @@
 #include <asm/spinlock.h>
 #include <asm/smp.h>
 #include <asm/io.h>
+#include <asm/paging.h>
 #include <asm/trap.h>
 #include <asm/x86_irq.h>
 #include <firmware.h>
@@ -61,6 +62,7 @@
  * an IOAPIC below would be cached, so it is refused.
  */
 #define IOAPIC_UNCACHED_FLOOR   0xC0000000u
+#define IOAPIC_MMIO_BYTES       0x20u   /* IOREGSEL at 0x00, IOWIN at 0x10 */
 
 /* Every line's vector must stay below the selftest and LAPIC vectors. */
 _Static_assert(IOAPIC_VECTOR_BASE + IRQ_NR_LINES <= SELFTEST_VECTOR,
@@ -351,7 +353,11 @@ static bool probe_chip(const struct fw_platform *fw, unsigned int idx, struct io
 			idx, e->address, IOAPIC_UNCACHED_FLOOR);
 		return false;
 	}
-	io->base = e->address;
+	/* Identity in practice (chipsets put IOAPICs at 0xFEC00000 up); mmio_map says for sure. */
+	if (mmio_map(e->address, IOAPIC_MMIO_BYTES, &io->base)) {
+		pr_warn("IOAPIC[%u]: address 0x%08x cannot be mapped; skipped\n", idx, e->address);
+		return false;
+	}
 	io->fw_index = idx;
 	io->table_id = e->id;
 	ver = reg_read(io, IOAPIC_REG_VERSION);

@@ -558,22 +558,19 @@ static void identify_ports(struct ahci_host *h)
 	}
 }
 
-/* abar_ok - BAR5 is a 32-bit memory BAR in the uncached window, big enough for @ports ports. */
-static bool abar_ok(const struct pci_dev *d, uint32_t *base)
+/* abar_ok - BAR5 is an assigned memory BAR big enough for the registers of every port. */
+static bool abar_ok(const struct pci_dev *d)
 {
 	const struct pci_bar *b = &d->bar[AHCI_BAR_ABAR];
 
-	if ((b->flags & (PCI_BAR_IO | PCI_BAR_BAD)) || b->base == 0 || b->size < AHCI_ABAR_MIN_SIZE ||
-	    b->base < PAGING_UNCACHED_START || b->base + b->size > (1ull << 32) || b->base + b->size < b->base)
-		return false;
-	*base = (uint32_t)b->base;
-	return true;
+	return !(b->flags & (PCI_BAR_IO | PCI_BAR_BAD)) && b->base != 0 && b->size >= AHCI_ABAR_MIN_SIZE &&
+	       b->base + b->size > b->base;
 }
 
 static int probe_host(struct pci_dev *d)
 {
 	struct ahci_host *h = &ahci_hosts[ahci_nr_hosts];
-	uint32_t base;
+	const struct pci_bar *abar = &d->bar[AHCI_BAR_ABAR];
 	unsigned int found = 0;
 	int err;
 
@@ -584,13 +581,19 @@ static int probe_host(struct pci_dev *d)
 	ksnprintf(h->name, sizeof(h->name), "ahci%u", h->index);
 	ksnprintf(h->action_name, sizeof(h->action_name), "ahci%u %02x:%02x.%u", h->index, d->bus,
 		  d->dev, d->fn);
-	if (!abar_ok(d, &base)) {
+	if (!abar_ok(d)) {
 		pr_warn("%s: %02x:%02x.%u: BAR5 is not a usable memory BAR (base %#llx size %llu); not used\n",
-			h->name, d->bus, d->dev, d->fn, (unsigned long long)d->bar[AHCI_BAR_ABAR].base,
-			(unsigned long long)d->bar[AHCI_BAR_ABAR].size);
+			h->name, d->bus, d->dev, d->fn, (unsigned long long)abar->base, (unsigned long long)abar->size);
 		return -ENODEV;
 	}
-	h->abar = base;
+	/* Uncached wherever the firmware put it: identity below 4 GiB, the PAE window above (paging.c). */
+	err = mmio_map(abar->base, abar->size, &h->abar);
+	if (err) {
+		pr_warn("%s: %02x:%02x.%u: BAR5 at %#llx is not reachable: %s; not used\n", h->name, d->bus, d->dev,
+			d->fn, (unsigned long long)abar->base, mmio_map_error(err));
+		return -ENODEV;
+	}
+	h->abar_phys = abar->base;
 	err = pci_enable(d, PCI_ENABLE_MEM | PCI_ENABLE_MASTER);
 	if (err)
 		return err;
@@ -618,8 +621,9 @@ static int probe_host(struct pci_dev *d)
 		found += h->port[i].started;
 	if (found == 0)
 		release_interrupt(h);        /* nothing to drive: give the (maybe shared) line back */
-	pr_info("%s: pci %02x:%02x.%u %04x:%04x AHCI version %#x at %#x: %u slots, ports %#x, %s on line %d%s: %u device%s\n",
-		h->name, d->bus, d->dev, d->fn, d->vendor_id, d->device_id, h->vs, base, h->slots, h->pi,
+	pr_info("%s: pci %02x:%02x.%u %04x:%04x AHCI version %#x at %#llx: %u slots, ports %#x, %s on line %d%s: %u device%s\n",
+		h->name, d->bus, d->dev, d->fn, d->vendor_id, d->device_id, h->vs, (unsigned long long)h->abar_phys,
+		h->slots, h->pi,
 		h->irq_kind ? h->irq_kind : "no interrupt", h->line,
 		h->irq_requested ? " (IRQ expecting per port)" : "", found, found == 1 ? "" : "s");
 	return 0;

@@ -202,7 +202,8 @@ struct ahci_host {
 	char name[ATA_NAME_LEN];     /* "ahci0" */
 	char action_name[24];        /* "ahci0 00:1f.2": the irq action, health reports */
 	struct pci_dev *pci;
-	uintptr_t abar;
+	uintptr_t abar;              /* the registers as mapped (mmio_map) */
+	uint64_t abar_phys;          /* where BAR5 is, for messages */
 	uint32_t cap, cap2, pi, vs;
 	unsigned int slots;          /* command slots (CAP.NCS + 1) */
 	int line;                    /* kernel/irq line, -1 = none */

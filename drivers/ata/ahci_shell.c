@@ -94,9 +94,9 @@ void ahci_show(void)
 	for (unsigned int n = 0; n < ahci_nr_hosts; n++) {
 		const struct ahci_host *h = &ahci_hosts[n];
 
-		cprintf("%s: pci %02x:%02x.%u ABAR %#lx, CAP %#x, PI %#x, %u slots, %s line %d, "
+		cprintf("%s: pci %02x:%02x.%u ABAR %#llx, CAP %#x, PI %#x, %u slots, %s line %d, "
 			"handler %s, calls %llu, not ours %llu\n", h->name, h->pci->bus, h->pci->dev,
-			h->pci->fn, (unsigned long)h->abar, h->cap, h->pi, h->slots,
+			h->pci->fn, (unsigned long long)h->abar_phys, h->cap, h->pi, h->slots,
 			h->irq_kind ? h->irq_kind : "no interrupt", h->line,
 			h->irq_requested ? "registered" : "none", (unsigned long long)h->handler_calls,
 			(unsigned long long)h->not_ours);

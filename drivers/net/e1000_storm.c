@@ -28,6 +28,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <asm/paging.h>
 #include <drivers/pci.h>
 #include <irq/stats.h>
 #include <kernel/errno.h>
@@ -55,14 +56,6 @@
  */
 #define E1000_STORM_CAUSE 0x00000002u
 #define E1000_ALL_CAUSES  0xFFFFFFFFu   /* IMC: disable every cause */
-
-/*
- * Where arch/x86/paging.c maps physical memory uncached (PCD): MMIO must not
- * be cached, so a BAR below this is refused rather than written through a
- * cached mapping.
- */
-#define E1000_UNCACHED_FROM 0xC0000000ull
-#define E1000_ADDR_LIMIT    0x100000000ull  /* the identity map ends at 4 GiB */
 
 /*
  * Telling a storm from its absence. Not every IOAPIC re-delivers a level
@@ -103,6 +96,8 @@ static int find_nic(void)
 {
 	struct pci_dev *d = pci_find_device(E1000_VENDOR_INTEL, E1000_DEVICE_82540EM, NULL);
 	const struct pci_bar *bar;
+	uintptr_t regs;
+	int err;
 
 	if (!d) {
 		pr_warn("e1000-storm: no e1000 (8086:100e) on PCI; give QEMU `-device e1000`\n");
@@ -115,17 +110,18 @@ static int find_nic(void)
 			d->bus, d->dev, d->fn, E1000_MMIO_NEEDED);
 		return -ENXIO;
 	}
-	if (bar->base < E1000_UNCACHED_FROM || bar->base + bar->size > E1000_ADDR_LIMIT) {
-		pr_warn("e1000-storm: BAR0 at %#llx lies outside the uncached MMIO window %#llx-4 GiB; refused\n",
-			(unsigned long long)bar->base, E1000_UNCACHED_FROM);
-		return -ERANGE;
+	err = mmio_map(bar->base, bar->size, &regs);
+	if (err) {
+		pr_warn("e1000-storm: BAR0 at %#llx is not reachable: %s; refused\n", (unsigned long long)bar->base,
+			mmio_map_error(err));
+		return err;
 	}
 	if (d->irq_pin == 0) {
 		pr_warn("e1000-storm: the NIC has no interrupt pin\n");
 		return -ENXIO;
 	}
 	storm.dev = d;
-	storm.mmio = (volatile uint32_t *)(uintptr_t)bar->base;
+	storm.mmio = (volatile uint32_t *)regs;
 	return 0;
 }
 

@@ -40,7 +40,6 @@
 #include <irq/irqchip.h>
 #include <irq/trace.h>
 
-#define FOUR_GIB 0x100000000ull
 #define CID_INVALID 0xFFFFu       /* never handed out: "no command" */
 #define STATUS_TEXT 96
 #define REASON_TEXT 128
@@ -887,21 +886,26 @@ void nvme_io2_stop(struct nvme_ctrl *c)
 
 /* ---- Probe ---------------------------------------------------------------------------------- */
 
-/* check_bar - BAR0 must be a memory BAR we can reach uncached below 4 GiB and hold two doorbell pairs. */
+/*
+ * check_bar - BAR0 must be an assigned memory BAR holding two doorbell pairs; it is mapped
+ * uncached wherever the firmware put it (OVMF: 0xe000000000, through the PAE window, paging.c).
+ */
 static int check_bar(struct nvme_ctrl *c)
 {
 	const struct pci_bar *bar = &c->pci->bar[0];
+	int err;
 
-	if ((bar->flags & (PCI_BAR_IO | PCI_BAR_BAD)) || bar->size < NVME_BAR_MIN) {
-		pr_err("%s: BAR0 is not a memory BAR of at least %u bytes\n", c->name, (unsigned int)NVME_BAR_MIN);
+	if ((bar->flags & (PCI_BAR_IO | PCI_BAR_BAD)) || bar->size < NVME_BAR_MIN || bar->base == 0) {
+		pr_err("%s: BAR0 is not an assigned memory BAR of at least %u bytes\n", c->name,
+		       (unsigned int)NVME_BAR_MIN);
 		return -ENODEV;
 	}
-	if (bar->base < PAGING_UNCACHED_START || bar->base >= FOUR_GIB || bar->size > FOUR_GIB - bar->base) {
-		pr_err("%s: BAR0 at 0x%llx is not in the uncached window 0x%08x-4 GiB this kernel maps\n", c->name,
-		       (unsigned long long)bar->base, PAGING_UNCACHED_START);
+	err = mmio_map(bar->base, bar->size, &c->regs);
+	if (err) {
+		pr_err("%s: BAR0 at 0x%llx is not reachable: %s\n", c->name, (unsigned long long)bar->base,
+		       mmio_map_error(err));
 		return -ENODEV;
 	}
-	c->regs = (uintptr_t)bar->base;
 	return 0;
 }
 

@@ -41,8 +41,10 @@
  *
  * Untrusted input: the capability pointers come from the walk (bounded,
  * loop-checked: pci.c); MSI's layout must fit configuration space and
- * MSI-X's table and PBA must fit the memory BAR they name, below 4 GiB
- * (msi_layout.c). Every MSI-X table access is bounded by the checked size.
+ * MSI-X's table and PBA must fit the memory BAR they name (msi_layout.c),
+ * wherever it lies: both are mapped uncached with mmio_map() (arch/x86/
+ * paging.c; above 4 GiB through the PAE window). Every MSI-X table access
+ * is bounded by the checked size.
  *
  * Locking: allocation and freeing run in thread context with interrupts
  * off around each device change; chip operations run under the line's
@@ -169,12 +171,12 @@ static void line_release(unsigned int irq)
 /* MSI-X entry register @reg of vector @v. The table was checked to hold every entry. */
 static uintptr_t entry_reg(const struct msi_vec *v, unsigned int reg)
 {
-	return (uintptr_t)(v->md->msix.table_addr + (uint64_t)v->nr * PCI_MSIX_ENTRY_SIZE + reg);
+	return v->md->msix.table_virt + (uintptr_t)v->nr * PCI_MSIX_ENTRY_SIZE + reg;
 }
 
 static bool pba_bit(const struct msi_vec *v)
 {
-	uintptr_t word = (uintptr_t)(v->md->msix.pba_addr + (v->nr / 32u) * 4u);
+	uintptr_t word = v->md->msix.pba_virt + (v->nr / 32u) * 4u;
 
 	return (mmio_read32(word) >> (v->nr % 32u)) & 1u;
 }
@@ -587,9 +589,14 @@ static int try_msix(struct msi_dev *md, unsigned int min, unsigned int max)
 		pr_warn("pci %s: %s: MSI-X not used\n", bdf, why);
 		return -EINVAL;
 	}
-	if (md->msix.table_addr < PAGING_UNCACHED_START || md->msix.pba_addr < PAGING_UNCACHED_START)
-		pr_warn("pci %s: MSI-X table at 0x%llx lies below 0x%08x, which paging maps cached\n", bdf,
-			(unsigned long long)md->msix.table_addr, PAGING_UNCACHED_START);
+	err = mmio_map(md->msix.table_addr, (uint64_t)md->msix.size * PCI_MSIX_ENTRY_SIZE, &md->msix.table_virt);
+	if (!err)
+		err = mmio_map(md->msix.pba_addr, ((md->msix.size + 63u) / 64u) * 8u, &md->msix.pba_virt);
+	if (err) {
+		pr_warn("pci %s: MSI-X table at 0x%llx is not reachable: %s; MSI-X not used\n", bdf,
+			(unsigned long long)md->msix.table_addr, mmio_map_error(err));
+		return -ENODEV;
+	}
 	n = max;
 	if (n > md->msix.size)
 		n = md->msix.size;

@@ -77,13 +77,14 @@ struct pci_msix_layout {
 	uint16_t size;          /* entries, 1-2048 */
 	uint8_t table_bir, pba_bir;
 	uint32_t table_off, pba_off;   /* from the start of their BARs */
-	uint64_t table_addr, pba_addr; /* physical addresses, below 4 GiB */
+	uint64_t table_addr, pba_addr; /* physical addresses, anywhere */
+	uintptr_t table_virt, pba_virt; /* where msi.c mapped them (mmio_map); 0 from pci_msix_layout */
 };
 
 /*
  * pci_msix_layout - check what an MSI-X capability claims against @dev's
- * BARs: BIR names a memory BAR of this function that was sized, lies
- * below 4 GiB and holds the whole table (size x 16 bytes) and the whole
+ * BARs: BIR names a memory BAR of this function that was sized and
+ * assigned and holds the whole table (size x 16 bytes) and the whole
  * PBA (one bit per entry, in 64-bit words), and the two do not overlap.
  * @ctl, @table_reg, @pba_reg: the capability's registers as read.
  * CONTEXT: any (pure). RETURNS 0 and *@out; -EINVAL with the reason in

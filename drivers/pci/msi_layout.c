@@ -9,7 +9,6 @@
 #include <kernel/errno.h>
 #include <kernel/format.h>
 
-#define FOUR_GIB 0x100000000ull
 #define PCI_HEADER_BYTES 0x40     /* capabilities live after the 64-byte header */
 #define MSI_LEN_32 0x0C           /* 32-bit layout without masking: up to the data word + pad */
 #define MSI_LEN_64 0x10
@@ -59,8 +58,9 @@ static int bar_window(const struct pci_dev *dev, unsigned int bir, uint32_t off,
 		ksnprintf(why, len, "MSI-X %s names BAR%u, which is not a usable memory BAR", what, bir);
 		return -EINVAL;
 	}
-	if (bar->base == 0 || bar->base >= FOUR_GIB || bar->size > FOUR_GIB - bar->base) {
-		ksnprintf(why, len, "MSI-X %s is in BAR%u at 0x%llx, unassigned or not below 4 GiB (no 32-bit access)",
+	/* Anywhere in the physical address space: msi.c maps it (paging.c's mmio_map, the PAE window above 4 GiB). */
+	if (bar->base == 0 || bar->size - 1 > UINT64_MAX - bar->base) {
+		ksnprintf(why, len, "MSI-X %s is in BAR%u at 0x%llx, unassigned or running past 2^64",
 			  what, bir, (unsigned long long)bar->base);
 		return -EINVAL;
 	}
@@ -76,7 +76,7 @@ static int bar_window(const struct pci_dev *dev, unsigned int bir, uint32_t off,
 int pci_msix_layout(const struct pci_dev *dev, uint16_t ctl, uint32_t table_reg, uint32_t pba_reg,
 		    struct pci_msix_layout *out, char *why, size_t len)
 {
-	struct pci_msix_layout l;
+	struct pci_msix_layout l = { 0 };
 	uint64_t table_bytes, pba_bytes;
 
 	if (!dev || !out)

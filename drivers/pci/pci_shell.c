@@ -6,6 +6,7 @@
  * Output goes to the console with cprintf.
  */
 #include <stdint.h>
+#include <asm/paging.h>
 
 #include <kernel/errno.h>
 #include <kernel/format.h>
@@ -16,9 +17,12 @@
 
 /* lspci -v shows the MSI state when msi.c is linked in (the kernel); a weak reference is NULL otherwise. */
 extern void pci_msi_print(const struct pci_dev *dev) __attribute__((weak));
+/* ... and how a memory BAR is mapped when paging.c is (the kernel; not the host tests of this file). */
+extern void mmio_describe(uint64_t phys, char *buf, size_t len) __attribute__((weak));
 
 enum shell_limits {
 	SIZE_TEXT_MAX = 24,          /* "[size 1023K]" and friends */
+	MAP_TEXT_MAX = 96,           /* how a BAR is mapped: "mapped at 0x8000000 (PAE window), uncached" */
 	TAIL_TEXT_MAX = 96,          /* ", INTD -> GSI 11 (MP table)" */
 	CAPS_TEXT_MAX = 200,         /* "[dc] PM, [e4] PCIe, ..." */
 	KIB_SHIFT = 10,              /* sizes are printed in the largest exact unit */
@@ -80,11 +84,19 @@ static void print_bar(unsigned int i, const struct pci_bar *bar)
 	size_text(bar->size, size, sizeof(size));
 	if (bar->flags & PCI_BAR_IO)
 		cprintf("        BAR%u: I/O ports at 0x%04llx [size %s]\n", i, (unsigned long long)bar->base, size);
-	else
-		cprintf("        BAR%u: memory at 0x%08llx (%s, %sprefetchable) [size %s]\n", i,
+	else {
+		char how[MAP_TEXT_MAX] = "";
+
+		if (mmio_describe) {
+			how[0] = ',';
+			how[1] = ' ';
+			mmio_describe(bar->base, how + 2, sizeof(how) - 2);
+		}
+		cprintf("        BAR%u: memory at 0x%08llx (%s, %sprefetchable) [size %s]%s\n", i,
 			(unsigned long long)bar->base,
 			(bar->flags & PCI_BAR_MEM64) ? "64-bit" : (bar->flags & PCI_BAR_BELOW_1M) ? "below 1M" : "32-bit",
-			(bar->flags & PCI_BAR_PREFETCH) ? "" : "non-", size);
+			(bar->flags & PCI_BAR_PREFETCH) ? "" : "non-", size, how);
+	}
 }
 
 static void print_caps(const struct pci_dev *d)

@@ -10,6 +10,7 @@ error, and conftest.py prints the log of every guest of a failed test.
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -21,6 +22,27 @@ KERNEL = os.path.join(ROOT, "build", "kernel.elf")
 ISO = os.path.join(ROOT, "build", "irqkit.iso")
 QEMU = os.environ.get("QEMU", "qemu-system-i386")
 ACCEL = os.environ.get("QEMU_ACCEL", "tcg")
+# UEFI boots: Debian's 64-bit OVMF (package ovmf) needs qemu-system-x86_64; GRUB x86_64-efi on the
+# ISO starts the 32-bit kernel through multiboot2 (docs/boot.md).
+QEMU_UEFI = os.environ.get("QEMU_UEFI", "qemu-system-x86_64")
+# firmware name -> (QEMU, OVMF code, OVMF variable store, extra QEMU options); as the Makefile's FIRMWARE=.
+# Debian's 32-bit OVMF (ovmf-ia32) is its Secure Boot build: it needs SMM and a secure flash.
+UEFI = {
+    "uefi": (QEMU_UEFI, "/usr/share/OVMF/OVMF_CODE_4M.fd", "/usr/share/OVMF/OVMF_VARS_4M.fd", []),
+    "uefi32": (QEMU, "/usr/share/OVMF/OVMF32_CODE_4M.secboot.fd", "/usr/share/OVMF/OVMF32_VARS_4M.fd",
+               ["-machine", "smm=on", "-global", "driver=cfi.pflash01,property=secure,value=on"]),
+}
+
+
+def have_ovmf(firmware="uefi"):
+    _, code, variables, _ = UEFI[firmware]
+    return os.path.exists(code) and os.path.exists(variables)
+
+
+def smbios_append(append):
+    """QEMU's -smbios option for kernel parameters that iso/grub.cfg passes on (OEM string type 11);
+    a comma inside a QEMU option value is written twice."""
+    return ["-smbios", "type=11,value=irqkit.append=" + append.replace(",", ",,")]
 
 DEBUGEXIT_PORT = 0xF4
 # Kernel exit codes (include/kernel/panic.h) as QEMU exit statuses.
@@ -84,13 +106,17 @@ class GuestTimeout(AssertionError):
 
 class Guest:
     def __init__(self, append="", iso=False, machine="pc", memory="128M", extra=(),
-                 icount=None, boot_timeout=60, accel=None):
+                 icount=None, boot_timeout=60, accel=None, firmware="bios"):
+        """firmware="uefi" (or "uefi32"): OVMF with a fresh copy of its variable store, the ISO (GRUB,
+        multiboot2), kernel parameters through an SMBIOS OEM string; otherwise SeaBIOS, -kernel
+        unless @iso."""
         self.tmp = tempfile.mkdtemp(prefix="irqkit-qemu-")
         self.qmp_path = os.path.join(self.tmp, "qmp.sock")
         # accel: a full -accel option (e.g. "tcg,thread=multi" for parallel vCPUs),
         # which QEMU refuses together with -machine accel=.
         machine_arg = f"{machine},accel={ACCEL}" if accel is None else machine
-        args = [QEMU, "-machine", machine_arg, "-m", memory,
+        uefi = UEFI.get(firmware)
+        args = [uefi[0] if uefi else QEMU, "-machine", machine_arg, "-m", memory,
                 "-display", "none", "-monitor", "none", "-serial", "stdio",
                 "-no-reboot", "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
                 "-device", f"isa-debug-exit,iobase={DEBUGEXIT_PORT:#x},iosize=0x04"]
@@ -98,8 +124,14 @@ class Guest:
             args += ["-accel", accel]
         if icount is not None:
             args += ["-icount", f"shift={icount},sleep=off"]
-        if iso:
-            args += ["-cdrom", ISO, "-boot", "d"]
+        if uefi:
+            vars_copy = os.path.join(self.tmp, "OVMF_VARS.fd")
+            shutil.copyfile(uefi[2], vars_copy)
+            args += uefi[3] + ["-drive", f"if=pflash,format=raw,readonly=on,file={uefi[1]}",
+                               "-drive", f"if=pflash,format=raw,file={vars_copy}", "-cdrom", ISO]
+            args += smbios_append(append)
+        elif iso:
+            args += ["-cdrom", ISO, "-boot", "d"] + smbios_append(append)
         else:
             args += ["-kernel", KERNEL, "-append", append]
         args += list(extra)

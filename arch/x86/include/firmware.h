@@ -17,8 +17,13 @@
  * fills one from scratch) and struct fw_pir. The drivers take it from here:
  * arch/x86/lapic.c, arch/x86/ioapic.c, drivers/pci/ and kernel/time/hpet.
  *
- * Files: fwmem.c (window, problem list, boot-log lines), acpi.c, mptable.c,
- * pirtable.c.
+ * Where the RSDP comes from: a copy the boot loader made (multiboot2 tags,
+ * handed to acpi_parse_from_rsdp()), the EFI system table's configuration
+ * table (efi_find_rsdp(), then acpi_parse_at()), or the BIOS areas
+ * (acpi_parse()); kernel/main.c tries them in that order.
+ *
+ * Files: fwmem.c (window, problem list, boot-log lines), acpi.c, efi.c,
+ * mptable.c, pirtable.c.
  */
 #ifndef X86_FIRMWARE_H
 #define X86_FIRMWARE_H
@@ -34,7 +39,7 @@
  * spare (QEMU's pc machine uses 1 IOAPIC, 5 overrides, 1 LINT entry).
  */
 enum fw_limits {
-	FW_WINDOW_MAX_REGIONS = 16,  /* BIOS areas + a multiboot memory map's worth of RAM ranges */
+	FW_WINDOW_MAX_REGIONS = 64,  /* BIOS areas + the firmware's ranges of a memory map (a PC's EFI map has ~30) */
 	FW_MAX_CPUS = 64,            /* local APIC / x2APIC / MP processor entries */
 	FW_MAX_IOAPICS = 8,          /* big servers have 4-6 */
 	FW_MAX_ISA_OVERRIDES = 16,   /* at most one per ISA IRQ 0-15 */
@@ -126,6 +131,8 @@ enum fw_table {
 	FW_TABLE_MP_CONFIG,     /* MP configuration table "PCMP", base part */
 	FW_TABLE_MP_EXTENDED,   /* MP configuration table, extended entries */
 	FW_TABLE_PIR,           /* PCI IRQ routing table "$PIR" */
+	FW_TABLE_EFI_SYSTAB,    /* EFI system table "IBI SYST" */
+	FW_TABLE_EFI_CONFIG,    /* EFI configuration table (GUID, pointer pairs) */
 	FW_TABLE_COUNT
 };
 
@@ -274,7 +281,7 @@ struct fw_acpi_table {          /* a table the RSDT/XSDT lists */
 };
 
 struct fw_acpi_info {
-	uint32_t rsdp_addr;         /* where the RSDP was found */
+	uint32_t rsdp_addr;         /* where the RSDP was found; 0 for a loader's copy */
 	uint8_t rsdp_revision;      /* 0 = ACPI 1.0, 2 = ACPI 2.0+ */
 	char oem_id[7];             /* RSDP OEM ID, NUL-terminated */
 	uint32_t root_addr;         /* RSDT or XSDT used */
@@ -408,6 +415,49 @@ int acpi_parse_madt(const void *madt, uint32_t len, struct fw_platform *out);
  * memory space below 4 GiB (out->hpet.present stays false).
  */
 int acpi_parse_hpet(const void *tbl, uint32_t len, struct fw_platform *out);
+
+/*
+ * acpi_parse_at - as acpi_parse, with the RSDP at @rsdp_phys (named by the
+ * EFI configuration table): it must lie in the window and pass the same
+ * checks as a found one. CONTEXT: as acpi_parse.
+ * RETURNS 0; -ENOENT if there is no valid RSDP there; -EINVAL if it leads
+ * to no usable root table.
+ */
+int acpi_parse_at(const struct fw_window *w, uint32_t rsdp_phys, struct fw_platform *out);
+
+/* What efi_find_rsdp() found on its way (for the boot log). */
+struct fw_efi_rsdp {
+	uint32_t systab;            /* physical address of the EFI system table */
+	uint16_t major, minor;      /* its revision (UEFI 2.70 = 2, 70) */
+	uint32_t entries;           /* configuration table entries */
+	uint32_t config;            /* physical address of the configuration table */
+	uint32_t rsdp;              /* the RSDP the configuration table names, 0 if none */
+	bool acpi20;                /* named by the ACPI 2.0 GUID (else the ACPI 1.0 one) */
+};
+
+/*
+ * efi_find_rsdp - read the EFI system table at @systab (@bits 32 or 64, as
+ * the loader's tag said) and its configuration table through @w, and find
+ * the RSDP under the ACPI 2.0 GUID, else the ACPI 1.0 one (UEFI 2.10
+ * sections 4.3, 4.6; ACPI 6.5 section 5.2.5.2). Checked: both tables lie in
+ * the window (memory the map lists, not the kernel's RAM) and below 4 GiB,
+ * the signature, revision, header size and CRC32, the entry count; a bad
+ * table is reported in @problems. CONTEXT: boot; reads only through @w.
+ * RETURNS 0 with out->rsdp set; -EINVAL (table bad or unreachable);
+ * -ENOENT (no ACPI entry).
+ */
+int efi_find_rsdp(const struct fw_window *w, uint64_t systab, unsigned int bits,
+                  struct fw_efi_rsdp *out, struct fw_problems *problems);
+
+/*
+ * acpi_find - the kernel's RSDP search (acpi_find.c): the boot loader's
+ * copies, then the EFI system table, then the BIOS areas (acpi_parse), the
+ * first that parses wins and the boot log names it. Fills @out.
+ * CONTEXT: boot (prints). RETURNS 0, or the last source's error.
+ */
+int acpi_find(const struct fw_window *w, struct fw_platform *out);
+/* acpi_param_rsdp_from - the rsdp_from=auto|loader|efi|bios boot parameter. */
+int acpi_param_rsdp_from(const char *v, void *arg);
 
 /*
  * mptable_parse - find the MP floating pointer (first KiB of the EBDA, last
