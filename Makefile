@@ -101,13 +101,20 @@ $(BUILD)/irqkit.iso: $(BUILD)/kernel.elf iso/grub.cfg
 
 # ---------------------------------------------------------------------------
 # Running
-QEMU_RUN_FLAGS := -machine pc -m 128M -serial mon:stdio -display none -no-reboot \
-                  -device isa-debug-exit,iobase=0xf4,iosize=0x04
 # make run / make debug variables:
+#   UI                         QEMU's display: none (the default: the serial console in this
+#                              terminal only) or gtk (also a window with the VGA text mirror whose
+#                              keys go to the PS/2 keyboard, drivers/input; needs a desktop, and
+#                              tools/deps.sh installs qemu-system-gui for it)
 #   RUN_EXTRA (or QEMU_EXTRA)  more QEMU options, e.g. "-no-acpi" or "-machine q35"
 #   APPEND                     kernel parameters, e.g. "noapic loglevel=7"; make run then
 #                              loads build/kernel.elf with -kernel -append (the ISO stays
 #                              attached as the CD), because GRUB's menu line takes none
+#   SMP=N                      N CPUs, each on a host thread of its own (-smp N -accel tcg,thread=multi);
+#                              QEMU 7.2 refuses -accel beside -machine accel=, so SMP picks one form
+UI ?= none
+QEMU_RUN_FLAGS := -machine pc -m 128M -serial mon:stdio -display $(UI) -no-reboot \
+                  -device isa-debug-exit,iobase=0xf4,iosize=0x04
 QEMU_EXTRA ?=
 RUN_EXTRA ?= $(QEMU_EXTRA)
 APPEND ?=
@@ -117,9 +124,11 @@ APPEND ?=
 #                              that iso/grub.cfg reads (docs/boot.md); uefi32: the 32-bit OVMF
 #                              (ovmf-ia32, GRUB i386-efi) with qemu-system-i386
 FIRMWARE ?= bios
+SMP ?=
 OVMF_CODE ?= $(if $(filter uefi32,$(FIRMWARE)),/usr/share/OVMF/OVMF32_CODE_4M.secboot.fd,/usr/share/OVMF/OVMF_CODE_4M.fd)
 OVMF_VARS ?= $(if $(filter uefi32,$(FIRMWARE)),/usr/share/OVMF/OVMF32_VARS_4M.fd,/usr/share/OVMF/OVMF_VARS_4M.fd)
 comma := ,
+RUN_ACCEL = $(if $(filter-out 0 1,$(SMP)),-accel $(QEMU_ACCEL)$(if $(filter tcg,$(QEMU_ACCEL)),$(comma)thread=multi) -smp $(SMP),-machine accel=$(QEMU_ACCEL))
 SMBIOS_APPEND = -smbios "type=11,value=irqkit.append=$(subst $(comma),$(comma)$(comma),$(APPEND))"
 RUN_BOOT = -cdrom $(BUILD)/irqkit.iso -boot d $(if $(strip $(APPEND)),-kernel $(BUILD)/kernel.elf -append "$(APPEND)",$(SMBIOS_APPEND))
 RUN_SAY = $(if $(strip $(APPEND)),$(BUILD)/kernel.elf with "$(APPEND)",$(BUILD)/irqkit.iso)
@@ -140,8 +149,9 @@ ovmf-vars: | deps
 	cp $(OVMF_VARS) $(BUILD)/OVMF_VARS-$(FIRMWARE).fd
 
 run: deps all
+	@$(if $(filter gtk,$(UI)),sh tools/deps.sh gui)
 	@echo 'irqkit: booting $(RUN_SAY); serial console here, Ctrl-A X quits QEMU'
-	$(QEMU) -machine accel=$(QEMU_ACCEL) $(QEMU_RUN_FLAGS) $(RUN_BOOT) $(RUN_EXTRA)
+	$(QEMU) $(RUN_ACCEL) $(QEMU_RUN_FLAGS) $(RUN_BOOT) $(RUN_EXTRA)
 
 debug: deps all
 	@echo "irqkit: QEMU waits for gdb on :1234. In another terminal:"
@@ -162,6 +172,8 @@ FUZZERS :=
 -include $(sort $(wildcard tests/cross/*.mk))
 # make trace, trace-test, trace-pictures: the interrupt core's event trace (tools/trace/trace.mk).
 -include tools/trace/trace.mk
+# make course-transcripts, course-test: the course's transcripts, commands and pictures (tools/course/course.mk).
+-include tools/course/course.mk
 # make layers, layers-test: kernel/irq's files in layers, checked (tools/layers/layers.mk).
 -include tools/layers/layers.mk
 
@@ -240,6 +252,8 @@ test: deps
 	@# Report only, for now: the check does not fail on the knot it finds (tools/layers/layers.mk).
 	@$(MAKE) --no-print-directory layers
 	@$(MAKE) --no-print-directory cross
+	@# After cross: docs/porting.md's session runs the RV64 build that cross made.
+	@$(MAKE) --no-print-directory course-test
 	@$(MAKE) --no-print-directory qemu-test
 	@$(MAKE) --no-print-directory test-bochs
 	@$(MAKE) --no-print-directory test-soak

@@ -32,6 +32,7 @@
 #include <drivers/ata.h>
 #include <drivers/nvme.h>
 #include <drivers/usb.h>
+#include <drivers/input.h>
 #include <irq/policy.h>
 #include <irq/stats.h>
 #include <time/time.h>
@@ -223,6 +224,8 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	usb_kbd_init();       /* USB class drivers first: devices are offered to them as they enumerate */
 	usb_storage_init();
 	uhci_init();          /* USB: controllers now, devices from work in the shell's idle loop */
+	/* PS/2 after the USB controllers: their firmware keyboard emulation is off by now. */
+	i8042_init(fw_acpi_valid ? &fw_acpi.fadt : NULL);
 
 	irq_affinity_apply_boot();
 	fault_apply_boot();

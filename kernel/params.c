@@ -17,6 +17,7 @@
 #include <kernel/fault.h>
 #include <drivers/pci.h>
 #include <drivers/pci_msi.h>
+#include <drivers/input.h>
 #include <asm/apic.h>
 #include <asm/x86_time.h>
 #include <irq/policy.h>
@@ -127,6 +128,8 @@ static const struct cmdline_param table[] = {
 	  "maxcpus=N: run at most N CPUs, the boot CPU included (1-8)" },
 	{ "irqaffinity", CMDLINE_VALUE, irq_affinity_param, NULL,
 	  "irqaffinity=CPU[,CPU...]: deliver device interrupts to (the first online of) these CPUs; the tick's line stays on CPU 0" },
+	{ "i8042", CMDLINE_VALUE, i8042_param, NULL,
+	  "i8042=off|force|nomouse: do not touch the 8042; probe it although the ACPI FADT says there is none; keyboard only" },
 	{ "nopae", CMDLINE_FLAG, paging_param_nopae, NULL,
 	  "nopae: 32-bit paging even on a CPU with PAE; device memory above 4 GiB is then unreachable" },
 	{ "rsdp_from", CMDLINE_VALUE, acpi_param_rsdp_from, NULL,

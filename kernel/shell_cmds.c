@@ -32,6 +32,7 @@
 #include <drivers/ata.h>
 #include <drivers/nvme.h>
 #include <drivers/usb.h>
+#include <drivers/input.h>
 #include <kernel/blk.h>
 #include <kernel/trace_cmd.h>
 #include <asm/apic.h>
@@ -297,6 +298,8 @@ static const struct shell_command commands[] = {
 	{ "ata", "ata [identify|read|crc|write-pattern|verify-pattern|flush|bench|reset|raw|set] [DEV] ...",
 	  "PIO ATA/ATAPI devices: state, data, tests", ata_cmd },
 	{ "lsusb", "lsusb [-r N | -g ADDR TYPE INDEX LEN | -p ADDR N]", "USB controllers (irq watch state), ports, devices; -r/-g: read descriptors; -p: interrupt pipe", usb_cmd_lsusb },
+	{ "i8042", "i8042", "the PS/2 controller: ports, lines, irq watch state, bytes, decoder and command counters", i8042_cmd },
+	{ "mouse", "mouse", "the PS/2 mouse: kind, packets, position summed from them, wheel, buttons, resynchronisation counters", mouse_cmd },
 	{ "blk", "blk [crc|write-pattern|verify-pattern|read|flush] DEV ...", "block devices by name", blk_cmd },
 	{ "nvme", "nvme [raw-read DEV LBA COUNT | clear-stats]", "NVMe controllers, queues, interrupt mode, lost completions; raw-read: an unchecked READ", nvme_cmd },
 	{ "inject", "inject [NAME[:ARG] | off NAME]", "list, inject or clear faults", fault_cmd_inject },

@@ -3,6 +3,8 @@
 # installed. As root it installs what is missing with apt-get; otherwise it
 # prints the exact command to run. `make run`, `make test` and `make bench`
 # call it first, so a fresh Debian machine needs nothing else.
+# `deps.sh gui` also wants QEMU's GTK display (`make run UI=gtk` calls it so):
+# a window that shows the VGA text mirror and types on the PS/2 keyboard.
 set -eu
 
 # command-or-file  package
@@ -38,6 +40,11 @@ bochs bochs
 chromium chromium
 gdb-multiarch gdb-multiarch
 "
+if [ "${1:-}" = gui ]; then
+	NEEDS="$NEEDS
+/usr/lib/x86_64-linux-gnu/qemu/ui-gtk.so qemu-system-gui
+"
+fi
 
 missing=""
 echo "$NEEDS" | while read -r what pkg; do

@@ -1,8 +1,10 @@
 /*
  * acpi.c - ACPI table discovery and the two tables the interrupt code needs:
  * the MADT ("APIC": local APICs, IOAPICs, interrupt source overrides, NMI
- * wiring) and the HPET table. Follows ACPI 6.5 sections 5.2.5 (RSDP), 5.2.6
- * (header), 5.2.7/5.2.8 (RSDT/XSDT), 5.2.12 (MADT) and the IA-PC HPET 1.0a
+ * wiring) and the HPET table; of the FADT only its revision and
+ * IAPC_BOOT_ARCH (is there an 8042 keyboard controller, drivers/input).
+ * Follows ACPI 6.5 sections 5.2.5 (RSDP), 5.2.6 (header), 5.2.7/5.2.8
+ * (RSDT/XSDT), 5.2.9 (FADT), 5.2.12 (MADT) and the IA-PC HPET 1.0a
  * specification section 3.2.4. No AML: PCI interrupt routing comes from the
  * MP table or $PIR (mptable.c, pirtable.c).
  *
@@ -111,6 +113,12 @@ enum acpi_hpet_layout {
 	HPET_ID_COUNTER_64 = 1u << 13, /* 64-bit main counter */
 	HPET_ID_LEGACY = 1u << 15,    /* LegacyReplacement routing capable */
 	HPET_ID_VENDOR_SHIFT = 16,    /* bits 31:16 PCI vendor ID */
+};
+
+/* FADT layout (ACPI 6.5 table 5.9): only what irqkit reads. */
+enum acpi_fadt_layout {
+	FADT_IAPC_BOOT_ARCH = 109,    /* 16 bits; reserved (0) in revision 1 */
+	FADT_V1_LEN = 116,            /* the ACPI 1.0 table: the shortest a FADT can be */
 };
 
 /* ------------------------------------------------------------------------
@@ -454,6 +462,26 @@ int acpi_parse_hpet(const void *tbl, uint32_t len, struct fw_platform *out)
 	return 0;
 }
 
+int acpi_parse_fadt(const void *tbl, uint32_t len, struct fw_platform *out)
+{
+	const struct fw_walk walk = { &out->problems, FW_TABLE_FADT, 0 };
+	const uint8_t *t = tbl;
+	struct fw_fadt *f = &out->fadt;
+	uint32_t tlen;
+
+	if (acpi_check_table(&walk, t, len, "FACP", FADT_V1_LEN, &tlen))
+		return -EINVAL;
+	memset(f, 0, sizeof(*f));
+	f->present = true;
+	f->revision = t[ACPI_HDR_REVISION];
+	/* Before ACPI 2.0 the field was reserved: a 0 there says nothing about an 8042. */
+	if (f->revision >= FW_FADT_BOOT_ARCH_REVISION) {
+		f->boot_arch_valid = true;
+		f->boot_arch = fw_le16(t + FADT_IAPC_BOOT_ARCH);
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------------
  * RSDP and root table
  */
@@ -551,6 +579,8 @@ static void acpi_parse_listed(const struct fw_window *w, struct fw_platform *out
 		walk.table = FW_TABLE_MADT;
 	else if (fw_signature_is(hdr, "HPET"))
 		walk.table = FW_TABLE_HPET;
+	else if (fw_signature_is(hdr, "FACP"))
+		walk.table = FW_TABLE_FADT;
 	t = acpi_map_table(w, &walk, phys, &len);
 	if (t && fw_checksum(t, len) != 0) {
 		fw_report(&walk, 0, FW_PROBLEM_BAD_CHECKSUM, fw_checksum(t, len), "checksum is not zero; skipped");
@@ -560,15 +590,23 @@ static void acpi_parse_listed(const struct fw_window *w, struct fw_platform *out
 	if (!t || walk.table == FW_TABLE_ACPI_OTHER)
 		return;
 	if ((walk.table == FW_TABLE_MADT && out->acpi.madt_found) ||
-	    (walk.table == FW_TABLE_HPET && out->hpet.present)) {
+	    (walk.table == FW_TABLE_HPET && out->hpet.present) ||
+	    (walk.table == FW_TABLE_FADT && out->fadt.present)) {
 		fw_report(&walk, 0, FW_PROBLEM_DUPLICATE, phys, "second table with this signature; ignored");
 		return;
 	}
 	before = out->problems.count;
-	err = walk.table == FW_TABLE_MADT ? acpi_parse_madt(t, len, out) : acpi_parse_hpet(t, len, out);
+	if (walk.table == FW_TABLE_MADT)
+		err = acpi_parse_madt(t, len, out);
+	else if (walk.table == FW_TABLE_HPET)
+		err = acpi_parse_hpet(t, len, out);
+	else
+		err = acpi_parse_fadt(t, len, out);
 	fw_problems_set_addr(&out->problems, before, phys);
 	if (!err && walk.table == FW_TABLE_HPET)
 		out->hpet.table_addr = phys;
+	if (!err && walk.table == FW_TABLE_FADT)
+		out->fadt.table_addr = phys;
 }
 
 /* Map and check the RSDT (@xsdt false) or XSDT at @phys. RETURNS entries or NULL. */

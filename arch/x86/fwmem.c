@@ -266,6 +266,7 @@ static const char *const fw_table_names[FW_TABLE_COUNT] = {
 	[FW_TABLE_XSDT] = "XSDT",
 	[FW_TABLE_MADT] = "MADT",
 	[FW_TABLE_HPET] = "HPET table",
+	[FW_TABLE_FADT] = "FADT",
 	[FW_TABLE_ACPI_OTHER] = "ACPI table",
 	[FW_TABLE_MP_FLOATING] = "MP floating pointer",
 	[FW_TABLE_MP_CONFIG] = "MP config table",

@@ -804,8 +804,10 @@ void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now)
 			if (!e->claim_in_poll)
 				continue;
 			e->claim_in_poll = false;
-			if (!pending)
-				continue;  /* not conclusive: the delayed verdict decides (see __irq_expect_polled) */
+			/* Not conclusive: the delayed verdict decides (see __irq_expect_polled). An
+			 * IRQF_NEXT_ON_READ device's interrupt pending after the handlers is its next work's. */
+			if (!pending || (a->flags & IRQF_NEXT_ON_READ))
+				continue;
 			st = __atomic_fetch_and(&e->state, ~(uint32_t)IRQ_EXP_CLAIM, __ATOMIC_ACQ_REL);
 			if ((st & IRQ_EXP_LIVE) && (st & IRQ_EXP_CLAIM))  /* still waiting for its verdict */
 				__irq_expect_beat(desc, e, st & ~(uint32_t)IRQ_EXP_CLAIM, e->claim_elapsed_ns, now);

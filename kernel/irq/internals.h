@@ -683,6 +683,7 @@ void note_interrupt(struct irq_desc *desc, irqreturn_t ret);
 #define IRQ_WAT_POLLED   0x0002u  /* a poll found work the interrupt should have delivered */
 #define IRQ_WAT_WARY     0x0004u  /* a middling period: the longer wary period applies */
 #define IRQ_WAT_BAD      0x0008u  /* a bad period: watched (and polled) for good */
+#define IRQ_WAT_KEEP     0x0010u  /* watch_irq_keep: a period that would end watching starts the next */
 
 /* Health causes are the IRQ_HEALTH_* bits of <irq/stats.h>. */
 

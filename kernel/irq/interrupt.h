@@ -59,6 +59,15 @@ typedef enum irq_storm_answer (*irq_storm_handler_t)(unsigned int irq, void *dev
 #define IRQF_TRIGGER_HIGH    0x0040u  /* level, active high */
 #define IRQF_TRIGGER_LOW     0x0080u  /* level, active low */
 #define IRQF_TRIGGER_MASK    0x00F0u  /* 0 = keep the line's current type */
+/*
+ * The device raises its next interrupt as soon as the handler takes the
+ * current work (one byte per interrupt, the next loaded at once: the 8042
+ * keyboard controller). A poll's find is then judged late only by the
+ * line's interrupt pending *before* the handlers ran: one pending after
+ * them is the next work's, not evidence that this work's interrupt was on
+ * its way (kernel/irq/watch.c, docs/defences.md).
+ */
+#define IRQF_NEXT_ON_READ    0x0100u
 
 struct irq_desc;    /* one per line; private to kernel/irq (internals.h) */
 
@@ -336,5 +345,18 @@ void unexpect_irq(struct irq_expect *exp, bool timedout);
  * CONTEXT: any (takes the line's lock briefly).
  */
 void watch_irq(unsigned int irq, void *dev_id);
+
+/*
+ * watch_irq_keep - watch_irq() for good: for a device that interrupts when
+ * its user acts (a keyboard, a mouse) and has no time-out to call
+ * watch_irq() again from. Where a period's verdict would end watching
+ * (healthy, recovered, too few deliveries to judge), the next period begins
+ * at the slow rate instead; only a recovery is logged. A lost interrupt of
+ * the device is then found by a watch poll (at most poll_slow_ns, 3 s,
+ * after it) however long the device was quiet. watch_irq() on the action
+ * later restarts the period and keeps it standing. Ends at free_irq().
+ * CONTEXT: as watch_irq().
+ */
+void watch_irq_keep(unsigned int irq, void *dev_id);
 
 #endif /* IRQ_INTERRUPT_H */

@@ -40,6 +40,14 @@
  *
  * When watching ends by a verdict, one info line says so with the counts
  * since watch_irq, healthy or not, so that the log shows it either way.
+ *
+ * A standing watch (watch_irq_keep, irqkit's addition for devices that
+ * have no time-out to re-arm the watch from: a keyboard, a mouse) never
+ * ends by a verdict: where watching would end - healthy, recovered, or too
+ * few deliveries to judge - the next period begins at the slow rate, and
+ * only a recovery is logged (the health episode's end, with its counts).
+ * Wary and bad work as for any watch. So a lost interrupt of such a device
+ * is found by the next watch poll however long it has been quiet.
  */
 #include "internals.h"
 
@@ -141,7 +149,9 @@ static void __irq_watch_count(struct irq_desc *desc, struct irqaction *action, c
 		__irq_watch_late_settle(desc, action, now - w->late_from_ns >= p->watch_late_window_ns, now);
 	if (!by_poll)
 		return;
-	if (__irq_poll_pending_counts(desc, desc->def.poll_pending)) {
+	/* An interrupt pending only after the handlers of an IRQF_NEXT_ON_READ device is its next work's. */
+	if (__irq_poll_pending_counts(desc, (action->flags & IRQF_NEXT_ON_READ) ? desc->def.poll_pending_before
+										 : desc->def.poll_pending)) {
 		/*
 		 * The line's interrupt was pending at the controller while the
 		 * poll took the work (irq_chip::irq_pending): it was on its way,
@@ -198,23 +208,46 @@ static void __irq_watch_end(struct irq_desc *desc, struct irqaction *action, con
 		__irq_health_end(desc, action, &action->health, how, now);
 }
 
-/* Say that watching @action ended with @verdict, with its counts since watch_irq. Lock held. */
-static void __irq_watch_log_end(const struct irq_desc *desc, const struct irqaction *action, const char *verdict,
-				uint64_t now)
+/* Say that watching @action ended (@how: "watch ended"; a standing watch: what goes on) with
+ * @verdict, with its counts since watch_irq. Lock held. */
+static void __irq_watch_log_end(const struct irq_desc *desc, const struct irqaction *action, const char *how,
+				const char *verdict, uint64_t now)
 {
 	const struct irq_watch *w = &action->watch;
 	unsigned int by_irq = (unsigned int)(w->total_samples - w->total_polled);
 
 	if (w->total_late)
-		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": watch ended after %llu s: %u of %u deliveries by interrupt (%u late, after a poll had found the work): %s\n",
-			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, action->name,
+		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": %s after %llu s: %u of %u deliveries by interrupt (%u late, after a poll had found the work): %s\n",
+			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, action->name, how,
 			     (unsigned long long)((now - w->since_ns) / IRQ_POLICY_S), by_irq,
 			     (unsigned int)w->total_samples, (unsigned int)w->total_late, verdict);
 	else
-		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": watch ended after %llu s: %u of %u deliveries by interrupt: %s\n",
-			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, action->name,
+		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": %s after %llu s: %u of %u deliveries by interrupt: %s\n",
+			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, action->name, how,
 			     (unsigned long long)((now - w->since_ns) / IRQ_POLICY_S), by_irq,
 			     (unsigned int)w->total_samples, verdict);
+}
+
+/*
+ * A standing watch's period ended where a plain one would end watching:
+ * say so only if the action was on polling (it recovered), then watch on
+ * from the slow rate with fresh counts. Lock held.
+ */
+static void __irq_watch_renew(struct irq_desc *desc, struct irqaction *action, uint64_t now)
+{
+	struct irq_watch *w = &action->watch;
+
+	if (action->health.active && (action->health.cause & IRQ_HEALTH_WATCH_BAD)) {
+		__irq_watch_log_end(desc, action, "standing watch, period over", "recovered; watched on", now);
+		__irq_health_end(desc, action, &action->health, "watch: deliveries by interrupt again", now);
+	}
+	w->flags &= ~(IRQ_WAT_POLLED | IRQ_WAT_WARY);
+	w->nr_samples = 0;
+	w->nr_polled = 0;
+	w->since_ns = now;
+	w->total_samples = 0;
+	w->total_polled = 0;
+	w->total_late = 0;
 }
 
 /* The period of @action is over: judge it. Lock held. */
@@ -225,8 +258,10 @@ static void __irq_watch_judge(struct irq_desc *desc, struct irqaction *action, c
 	uint64_t polled_pct = (uint64_t)w->nr_polled * IRQ_PERCENT;
 
 	if (w->nr_samples >= p->watch_min_samples) {
-		if (polled_pct <= p->watch_wary_pct * w->nr_samples) {
-			__irq_watch_log_end(desc, action, action->health.active ? "recovered" : "healthy", now);
+		if (polled_pct <= p->watch_wary_pct * w->nr_samples && (w->flags & IRQ_WAT_KEEP)) {
+			__irq_watch_renew(desc, action, now);
+		} else if (polled_pct <= p->watch_wary_pct * w->nr_samples) {
+			__irq_watch_log_end(desc, action, "watch ended", action->health.active ? "recovered" : "healthy", now);
 			__irq_watch_end(desc, action, "watch: deliveries by interrupt again", now);
 		} else if (polled_pct <= p->watch_bad_pct * w->nr_samples) {
 			w->flags |= IRQ_WAT_WARY;
@@ -239,9 +274,14 @@ static void __irq_watch_judge(struct irq_desc *desc, struct irqaction *action, c
 		}
 		w->nr_samples = 0;
 		w->nr_polled = 0;
+	} else if (w->flags & IRQ_WAT_KEEP) {
+		/* Too few to judge: a quiet device with nothing bad seen is watched on from the
+		 * slow rate; one on polling stays on polling (carried on, as below). */
+		if (!(w->flags & IRQ_WAT_POLLED))
+			__irq_watch_renew(desc, action, now);
 	} else if (!w->nr_samples || !(w->flags & IRQ_WAT_POLLED)) {
 		/* Too little to go on, and nothing bad seen: do not hold on to it. */
-		__irq_watch_log_end(desc, action, "too few to judge", now);
+		__irq_watch_log_end(desc, action, "watch ended", "too few to judge", now);
 		__irq_watch_end(desc, action, "watch: ended, too few deliveries to judge", now);
 	}
 	w->started_ns = now;
@@ -310,14 +350,15 @@ void __irq_watch_stop(struct irq_desc *desc, struct irqaction *action)
 	action->watch.flags = 0;
 }
 
-void watch_irq(unsigned int irq, void *dev_id)
+/* watch_irq() and watch_irq_keep(): start (or restart) watching; @keep makes it a standing watch. */
+static void __watch_irq_start(unsigned int irq, void *dev_id, bool keep, const char *caller)
 {
 	struct irq_desc *desc = irq_to_desc(irq);
 	struct irqaction *action;
 	unsigned long flags;
 	uint64_t now;
 
-	if (irq_defences_unstarted(irq, "watch_irq") || !irq_defences_active() || !irq_policy()->watch_on)
+	if (irq_defences_unstarted(irq, caller) || !irq_defences_active() || !irq_policy()->watch_on)
 		return;
 	if (!desc) {
 		irq_port_log(IRQ_LOG_WARN, "irq: watch_irq(%u): no such line; ignored\n", irq);
@@ -331,7 +372,7 @@ void watch_irq(unsigned int irq, void *dev_id)
 		now = irq_port_now_ns();
 		if (!(w->flags & IRQ_WAT_WATCHING))
 			__atomic_add_fetch(&desc->def.watching, 1, __ATOMIC_RELAXED);
-		w->flags |= IRQ_WAT_WATCHING;
+		w->flags |= IRQ_WAT_WATCHING | (keep ? IRQ_WAT_KEEP : 0u);
 		w->started_ns = now;
 		w->since_ns = now;
 		w->total_samples = 0;
@@ -345,5 +386,15 @@ void watch_irq(unsigned int irq, void *dev_id)
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	if (!action)
-		irq_port_log(IRQ_LOG_WARN, "irq %u: watch_irq(dev_id %p): no such action; ignored\n", irq, dev_id);
+		irq_port_log(IRQ_LOG_WARN, "irq %u: %s(dev_id %p): no such action; ignored\n", irq, caller, dev_id);
+}
+
+void watch_irq(unsigned int irq, void *dev_id)
+{
+	__watch_irq_start(irq, dev_id, false, "watch_irq");
+}
+
+void watch_irq_keep(unsigned int irq, void *dev_id)
+{
+	__watch_irq_start(irq, dev_id, true, "watch_irq_keep");
 }

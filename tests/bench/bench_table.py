@@ -2,7 +2,8 @@
 
 The last step of `make bench`. Every bench of the run writes its figures as JSON into
 build/bench/ (bench-ata: ata.json, bench-usb: usb.json, bench-storm: storm.json, bench-fixup:
-fixup.json, bench-irq: irq.json, bench-defences: defences.json, bench-nvme: nvme.json, bench-ahci: ahci.json, bench-smp: smp.json); this script reads them, checks that each is there
+fixup.json, bench-irq: irq.json, bench-defences: defences.json, bench-nvme: nvme.json, bench-ahci: ahci.json, bench-smp: smp.json,
+bench-i8042: i8042.json); this script reads them, checks that each is there
 and from this run (newer than the stamp `make bench` touched first), and prints one table:
 one row per figure, a column per irqpolicy (irqkit, tejun2010, mainline), each row with its
 unit and the conditions it was measured under (machine, interrupt mode as the kernel logged
@@ -24,7 +25,7 @@ import sys
 
 POLICIES = ("irqkit", "tejun2010", "mainline")
 EXTRA_COLUMNS = ("noirqdebug",)   # the defences off: the baseline of the ATA rows (issue 19)
-INPUTS = ("ata", "usb", "storm", "fixup", "irq", "defences", "nvme", "ahci", "smp")   # build/bench/NAME.json, one per bench
+INPUTS = ("ata", "usb", "i8042", "storm", "fixup", "irq", "defences", "nvme", "ahci", "smp")   # build/bench/NAME.json, one per bench
 STORM_SOURCES = {
     # storm_bench.py source: what the storm is, for the conditions column
     "e1000-storm/noapic": "e1000 holds shared level IRQ 11 (raw 8259 level storm)",
@@ -216,6 +217,45 @@ def usb_rows(d):
             (" (within 2 / 3)" if dmed <= 2 and dworst <= 3 else " (goal: within 2 / 3)")
     rows.append(("USB keystroke latency, misrouted minus healthy, median / worst (same run)", "ms guest time",
                  qemu_cond(d, modes_of(r.get("mode") for r in d["rows"] if "error" not in r)), cells))
+    return note, rows
+
+
+def i8042_rows(d):
+    """bench-i8042 (tests/bench/i8042_bench.py): the PS/2 keyboard beside the USB keyboard's rows."""
+    modes = (("healthy", "healthy"), ("stuck", f"stuck (fault=i8042-stuck:{d['stuck_every']})"),
+             ("misrouted", "misrouted (fault=i8042-misroute)"))
+    by = {(r["policy"], r["delivery"]): r for r in d["rows"]}
+    note = (f"the PS/2 keyboard QEMU's pc always has, one boot per policy and delivery; after {d['warm_up']} warm-up "
+            f"keys (a stuck byte's first stall, up to a 3 s watch poll, and a misrouted line's first find behind), "
+            f"{d['keys']} keys in one QMP send-key, key i released at i x {d['hold_ms']} ms of QEMU's virtual clock: "
+            f"guest-time latency above the burst's fastest key, independent of the host's load; beside it "
+            f"{d['keys']} keys one at a time, wall clock from send-key to the echo on the serial port, which "
+            f"depends on the host's load; stuck: every {d['stuck_every']}th keyboard byte (2 a key) left in the "
+            f"controller by the handler; a keyboard that loses 2 keys in a row is dead (tests/bench/i8042_bench.py)")
+    rows = []
+    for delivery, label in modes:
+        rs = [by.get((p, delivery)) for p in POLICIES]
+        cond = qemu_cond(d, modes_of(r.get("mode") for r in rs if r and "error" not in r))
+        for name, unit, key in (("keystroke latency above the burst's fastest key, median", "ms guest time", "median"),
+                                ("keystroke latency above the burst's fastest key, worst", "ms guest time", "worst"),
+                                ("keystroke latency, host-observed median (depends on host load)",
+                                 "ms wall clock", "host")):
+            cells = {}
+            for p, r in zip(POLICIES, rs):
+                if r is None:
+                    cells[p] = nm("no figure from this policy's boot")
+                elif "error" in r:
+                    cells[p] = nm(r["error"])
+                elif r.get("dead"):
+                    cells[p] = f"keyboard dead after {r['typed_before_dead']} keys"
+                else:
+                    vals = r["host"] if key == "host" else r["guest"]
+                    if not vals:
+                        cells[p] = nm(f"no key echoed, {r['lost']} lost")
+                        continue
+                    v = max(vals) if key == "worst" else statistics.median(vals)
+                    cells[p] = f"{v:.2f}" + (f" ({r['lost']} keys lost)" if r["lost"] else "")
+            rows.append((f"PS/2 {name}, {label}", unit, cond, cells))
     return note, rows
 
 
@@ -426,6 +466,7 @@ def main():
                     ("NVMe (drivers/nvme, MSI-X) under lost completion interrupts", nvme_rows(d["nvme"])),
                     ("AHCI (drivers/ata/ahci*.c) under lost completions", ahci_rows(d["ahci"])),
                     ("USB class drivers, healthy vs misrouted", usb_rows(d["usb"])),
+                    ("PS/2 keyboard (drivers/input/i8042.c): healthy, stuck, misrouted", i8042_rows(d["i8042"])),
                     ("Interrupt storms and irqpoll", storm_rows(d["storm"])),
                     ("irqfixup and irqpoll under a misrouted disk line", fixup_rows(d["fixup"])),
                     ("Hot paths, instructions on the host", hot_rows(d["irq"], d["defences"])),

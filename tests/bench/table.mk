@@ -1,6 +1,6 @@
 # bench-table: the one benchmark table of issue 8 (tests/bench/bench_table.py).
 # Every bench writes its figures as JSON into BENCH_JSON_DIR (bench-ata: ata.json,
-# bench-usb: usb.json, bench-storm: storm.json, bench-fixup: fixup.json, bench-irq: irq.json, bench-nvme: nvme.json, bench-ahci: ahci.json, bench-smp: smp.json, bench-defences:
+# bench-usb: usb.json, bench-i8042: i8042.json, bench-storm: storm.json, bench-fixup: fixup.json, bench-irq: irq.json, bench-nvme: nvme.json, bench-ahci: ahci.json, bench-smp: smp.json, bench-defences:
 # defences.json); `make bench` runs bench-start first (it removes the previous run's
 # files and touches the stamp), then every bench, then bench-table, which prints one
 # table with a column per irqpolicy and writes it as Markdown to BENCH_JSON_DIR/table.md.

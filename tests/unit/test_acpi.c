@@ -259,6 +259,96 @@ static void pc_with_two_sockets_lists_apic_ids_0_and_1(void **state)
 	done(&fx, p);
 }
 
+/* The FADT's IAPC_BOOT_ARCH (drivers/input/i8042.c decides from it whether to probe the 8042). */
+static void pc_fadt_is_revision_1_whose_boot_arch_says_nothing(void **state)
+{
+	struct fw_fixture fx;
+	int err;
+	struct fw_platform *p = parse(&fx, "pc", &err);
+
+	(void)state;
+	assert_int_equal(err, 0);
+	assert_true(p->fadt.present);
+	assert_int_equal(p->fadt.table_addr, PC_FACP);
+	assert_int_equal(p->fadt.revision, 1);
+	/* Revision 1 (ACPI 1.0) has a reserved 0 there: not "no 8042". */
+	assert_false(p->fadt.boot_arch_valid);
+	assert_int_equal(p->fadt.boot_arch, 0);
+	done(&fx, p);
+}
+
+static void q35_fadt_is_revision_3_and_says_8042_present(void **state)
+{
+	struct fw_fixture fx;
+	int err;
+	struct fw_platform *p = parse(&fx, "q35", &err);
+
+	(void)state;
+	assert_int_equal(err, 0);
+	assert_true(p->fadt.present);
+	assert_int_equal(p->fadt.table_addr, 0x7FE2082);
+	assert_int_equal(p->fadt.revision, 3);
+	assert_true(p->fadt.boot_arch_valid);
+	assert_int_equal(p->fadt.boot_arch, FW_BOOT_ARCH_8042);
+	done(&fx, p);
+}
+
+static void q35_fadt_with_the_8042_flag_clear_says_legacy_free(void **state)
+{
+	struct fw_fixture fx;
+	struct fw_platform *p = calloc(1, sizeof(*p));
+	uint8_t *facp;
+
+	(void)state;
+	fixture_load(&fx, "q35");
+	facp = fixture_bytes(&fx, 0x7FE2082, 244);
+	facp[109] &= (uint8_t)~FW_BOOT_ARCH_8042;   /* what QEMU builds for -machine q35,i8042=off */
+	fix_checksum(facp, 244, ACPI_CHECKSUM);
+	assert_int_equal(acpi_parse(&fx.window, p), 0);
+	assert_true(p->fadt.boot_arch_valid);
+	assert_int_equal(p->fadt.boot_arch & FW_BOOT_ARCH_8042, 0);
+	assert_int_equal(p->problems.count, 0);
+	done(&fx, p);
+}
+
+static void fadt_shorter_than_acpi_1_is_refused_and_the_rest_parsed(void **state)
+{
+	struct fw_fixture fx;
+	struct fw_platform *p = calloc(1, sizeof(*p));
+	uint8_t *facp;
+	const struct fw_problem *prob;
+
+	(void)state;
+	fixture_load(&fx, "q35");
+	facp = fixture_bytes(&fx, 0x7FE2082, 244);
+	put32(facp + ACPI_LENGTH, 100);            /* IAPC_BOOT_ARCH at 109 would be past its end */
+	fix_checksum(facp, 100, ACPI_CHECKSUM);
+	assert_int_equal(acpi_parse(&fx.window, p), 0);
+	assert_false(p->fadt.present);
+	assert_false(p->fadt.boot_arch_valid);
+	prob = find_problem(&p->problems, FW_TABLE_FADT, FW_PROBLEM_BAD_LENGTH);
+	assert_non_null(prob);
+	assert_int_equal(prob->addr, 0x7FE2082);
+	assert_message_names(prob, "FADT", "0x07fe2082");
+	assert_true(p->acpi.madt_found);
+	assert_true(p->hpet.present);
+	done(&fx, p);
+}
+
+static void fadt_with_bad_checksum_is_not_used(void **state)
+{
+	struct fw_fixture fx;
+	struct fw_platform *p = calloc(1, sizeof(*p));
+
+	(void)state;
+	fixture_load(&fx, "q35");
+	fixture_bytes(&fx, 0x7FE2082 + 109, 1)[0] ^= FW_BOOT_ARCH_8042;
+	assert_int_equal(acpi_parse(&fx.window, p), 0);
+	assert_false(p->fadt.present);
+	assert_non_null(find_problem(&p->problems, FW_TABLE_FADT, FW_PROBLEM_BAD_CHECKSUM));
+	done(&fx, p);
+}
+
 static void rsdp_in_the_ebda_is_found_before_the_bios_rom_copy(void **state)
 {
 	struct fw_fixture fx;
@@ -771,6 +861,11 @@ int main(void)
 		cmocka_unit_test(q35_lists_mcfg_too_and_the_same_interrupt_layout),
 		cmocka_unit_test(q35_without_acpi_still_has_seabios_own_rsdp_and_tables),
 		cmocka_unit_test(pc_with_two_sockets_lists_apic_ids_0_and_1),
+		cmocka_unit_test(pc_fadt_is_revision_1_whose_boot_arch_says_nothing),
+		cmocka_unit_test(q35_fadt_is_revision_3_and_says_8042_present),
+		cmocka_unit_test(q35_fadt_with_the_8042_flag_clear_says_legacy_free),
+		cmocka_unit_test(fadt_shorter_than_acpi_1_is_refused_and_the_rest_parsed),
+		cmocka_unit_test(fadt_with_bad_checksum_is_not_used),
 		cmocka_unit_test(rsdp_in_the_ebda_is_found_before_the_bios_rom_copy),
 		cmocka_unit_test(madt_with_bad_checksum_is_skipped_and_the_hpet_still_parsed),
 		cmocka_unit_test(madt_length_past_the_window_is_reported_and_the_rest_parsed),

@@ -28,6 +28,7 @@ a bad input (message on stderr, no traceback), 1 when an output cannot be writte
 """
 import argparse
 import html
+import html as html_mod
 import json
 import os
 import re
@@ -76,6 +77,8 @@ COLORS = {
     "unclaimed": "#c23b3b",  # ... that no handler claimed
     "poll": "#e59a1c",      # a poll (poll_start..poll_end)
     "poll_found": "#2e9e4f",  # ... that found work
+    "poll_left": "#f2d49b",   # ... that left the work to the line's pending interrupt (result=deferred)
+    "poll_busy": "#b08a4a",   # ... that found the handlers running on another CPU (result=busy)
     "drv": "#8c6bb1",       # a driver's command / transfer
     "expect": "#1f9aa8",    # expect_irq .. unexpect_irq
     "verdict": "#000000",   # verdicts
@@ -227,7 +230,8 @@ class Model:
 
     def stat(self, line):
         return self.lines.setdefault(line, {
-            "irqs": 0, "unclaimed": 0, "polls": 0, "polls_found": 0, "verdicts": {}, "states": {},
+            "irqs": 0, "unclaimed": 0, "polls": 0, "polls_found": 0, "polls_left": 0, "polls_busy": 0,
+            "verdicts": {}, "states": {},
             "expects": 0, "by_irq": 0, "by_poll": 0, "timeouts": 0, "chip": 0, "drv": 0})
 
     def _build(self):
@@ -285,7 +289,10 @@ class Model:
                     line, start, why, _ = stack.pop()
                     found = e.f["result"] == "handled"
                     st["polls_found"] += found
-                    cat = "poll_found" if found else "poll"
+                    st["polls_left"] += e.f["result"] == "deferred"
+                    st["polls_busy"] += e.f["result"] == "busy"
+                    cat = "poll_found" if found else {"deferred": "poll_left", "busy": "poll_busy"}.get(
+                        e.f["result"], "poll")
                     name = f"poll {line} ({why}): {e.f['result']}"
                     args = {"why": why, "result": e.f["result"]}
                     self.slices.append((cpu_track, name, cat, start, e.ts, args))
@@ -295,8 +302,9 @@ class Model:
                 if e.f["ret"] == "handled":
                     if e.f["run"] == "irq" and open_irq.get(e.cpu):
                         open_irq[e.cpu][-1][2] = True
-                    # The unexpect_irq its handler called ends in this run: the flow's end.
-                    track = ("line", e.line)
+                    # The unexpect_irq its handler called ends in this run: the flow's end, on the
+                    # track the run is drawn on (the line's; with several CPUs, the CPU's).
+                    track = ("cpu", e.cpu) if multi else ("line", e.line)
                     for tok, (ue, exp) in list(pending_unexp.items()):
                         if ue.line == e.line and ue.cpu == e.cpu:
                             self.flows.append((tok, exp, (track, e.ts), ue))
@@ -493,7 +501,87 @@ def fmt_ns(ns):
     return f"{ns:g} ns"
 
 
-def to_svg(model, title, window=None):
+LABEL_ROW_H, RIGHT_PAD, CHAR_W, LABEL_GAP, TITLE_CHAR_W = 13, 16, 5.6, 6, 8.6
+GROUP_GAP_PX = 2.0      # slices closer than this on a track cannot be told apart: drawn as one counted block
+GROUP_MIN = 3           # ... when there are at least this many
+LABEL_MERGE_PX = 80     # equal labels of one track within this distance become one "NAME xN"
+LABEL_ROWS_MAX = 6      # label rows under a track; labels beyond them are left to the tooltips (counted)
+FLOW_PX = 8             # at most one arrow per this many pixels of the plot, else arrows wait for a zoom
+GROUP_NAMES = {"irq": "interrupts", "unclaimed": "unclaimed", "poll": "polls", "poll_found": "polls found work",
+               "poll_left": "polls left it", "poll_busy": "polls busy", "drv": "commands", "expect": "expects"}
+LEGEND = [("irq", "interrupt, claimed"), ("unclaimed", "interrupt, unclaimed"), ("poll", "poll, nothing found"),
+          ("poll_found", "poll, found work"), ("poll_left", "poll, left it to the pending interrupt"),
+          ("poll_busy", "poll, handlers running on another CPU"), ("drv", "driver command"),
+          ("expect", "expecting (arrow: the run that ended it)"), ("verdict", "verdict"), ("state", "state change")]
+
+
+def window_text(span_ns):
+    return f"{fmt_ns(span_ns)}"
+
+
+def label_w(text):
+    return CHAR_W * len(text)
+
+
+def group_slices(rows, x):
+    """@rows: one track's visible slices of one category, by start. RETURNS [(first, last, n)] runs
+    whose members are too close to tell apart, as one run each (n > 1 only for GROUP_MIN and more)."""
+    runs, cur = [], []
+    for r in rows:
+        if cur and x(r[3]) - x(cur[-1][4]) < GROUP_GAP_PX:
+            cur.append(r)
+        else:
+            if cur:
+                runs.append(cur)
+            cur = [r]
+    if cur:
+        runs.append(cur)
+    out = []
+    for run in runs:
+        if len(run) >= GROUP_MIN:
+            out.append((run[0], max(run, key=lambda r: r[4]), len(run)))
+        else:
+            out += [(r, r, 1) for r in run]
+    return out
+
+
+def place_labels(items, left, right):
+    """@items: [(x, text, colour, marks)] of one track, by x. Equal texts close together are merged
+    ("NAME xN"), then each label goes in the first row where it overlaps nothing, kept inside
+    [left, right]. RETURNS ([(row, x, text, colour, marks)], labels left out)."""
+    merged = []
+    for x, text, col, marks in items:
+        if merged and merged[-1][1] == text and marks and x - merged[-1][0] < LABEL_MERGE_PX:
+            m = merged[-1]
+            merged[-1] = (m[0], text, col, m[3] + marks)
+        else:
+            merged.append((x, text, col, marks))
+    rows, placed, left_out = [], [], 0
+    for x, text, col, marks in merged:
+        shown = f"{text} x{marks}" if marks > 1 else text
+        w = label_w(shown)
+        lx = min(max(x - 3, left), right - w)
+        for i, end in enumerate(rows):
+            if end + LABEL_GAP <= lx:
+                rows[i] = lx + w
+                placed.append((i, lx, shown, col, marks))
+                break
+        else:
+            if len(rows) < LABEL_ROWS_MAX:
+                rows.append(lx + w)
+                placed.append((len(rows) - 1, lx, shown, col, marks))
+            else:
+                left_out += marks
+    return placed, left_out
+
+
+def to_svg(model, title, window=None, html=False):
+    """The timeline as SVG. Every verdict and state change in the window is a mark with a label (in
+    rows under its track, never over a bar; equal ones close together share a label "xN"); slices
+    too close to tell apart are one block with their count as a label; each expect's arrow ends on the
+    track that ran the handler that ended it (the CPU's, with several CPUs), clipped to the plot; the
+    footer names the window as the picture's title should. @html: arrows too dense to read are
+    drawn hidden, for the page's script to show once zoomed in."""
     if window:
         t0, t1 = window
     else:  # from the first thing drawn (the chip calls of boot are not drawn)
@@ -503,82 +591,152 @@ def to_svg(model, title, window=None):
         t0 = max(model.t0, t0 - (t1 - t0) // 50)
     span = max(t1 - t0, 1)
     tracks = model.tracks()
-    lane = {t: i for i, t in enumerate(tracks)}
-    height = TOP + AXIS_H + LANE_H * len(tracks) + 90
-    width = LABEL_W + PLOT_W + 20
+    width = LABEL_W + PLOT_W + RIGHT_PAD
+    # A title too long for one line breaks after its last ", " that leaves the first line short enough.
+    title_lines = [title]
+    if TITLE_CHAR_W * len(title) > width - 16:
+        cuts = [i for i in range(len(title)) if title.startswith(", ", i) and TITLE_CHAR_W * (i + 1) <= width - 16]
+        if cuts:
+            title_lines = [title[:cuts[-1] + 2], title[cuts[-1] + 2:]]
+    top = TOP + 18 * (len(title_lines) - 1)
+    right = width - 4
     x = lambda ns: LABEL_W + (ns - t0) * PLOT_W / span
-    y = lambda t: TOP + AXIS_H + lane[t] * LANE_H
-    esc = html.escape
+    visible = lambda s, e: e >= t0 and s <= t1
+    esc = html_mod.escape
+
+    # Slices and their runs, per track.
+    drawn_slices = {t: [] for t in tracks}
+    cats_drawn = set()
+    for t in tracks:
+        by_cat = {}
+        for r in sorted(model.slices, key=lambda r: (r[3], -(r[4] - r[3]))):
+            if r[0] == t and visible(r[3], r[4]):
+                by_cat.setdefault(r[2], []).append(r)
+        for cat, rows in by_cat.items():
+            drawn_slices[t] += [(cat, a, b, n) for a, b, n in group_slices(rows, x)]
+            cats_drawn.add(cat)
+    # Labels: verdicts and state changes (each marked), and the counts of grouped slices.
+    labels, left_out, marks_total = {}, 0, 0
+    for t in tracks:
+        items = []
+        for tr, name, cat, ts, args in model.instants:
+            if tr == t and t0 <= ts <= t1 and cat in ("verdict", "state"):
+                items.append((x(ts), name, COLORS[cat], 1))
+                marks_total += 1
+                cats_drawn.add(cat)
+        for cat, a, b, n in drawn_slices[t]:
+            if n > 1:
+                items.append((max(x(a[3]), LABEL_W), f"{n} {GROUP_NAMES.get(cat, cat)}", COLORS[cat], 0))
+        items.sort(key=lambda i: i[0])
+        labels[t], lo = place_labels(items, LABEL_W, right)
+        left_out += lo
+    # Layout: each track's bars, then its label rows.
+    ytop, y = {}, top + AXIS_H
+    for t in tracks:
+        ytop[t] = y
+        nrows = 1 + max((r for r, *_ in labels[t]), default=-1)
+        y += LANE_H + (nrows * LABEL_ROW_H + 3 if nrows else 0)
+    plot_bottom = y
+    mid = lambda t: ytop[t] + LANE_H / 2
+    flows = []
+    for tok, exp, (track, end_ts), ue in model.flows:
+        d = ("exp", exp.line)
+        if d in ytop and track in ytop and visible(exp.ts, end_ts):
+            flows.append((tok, exp, track, end_ts, ue))
+    dense = len(flows) > PLOT_W / FLOW_PX
+    legend = [(c, l) for c, l in LEGEND if c in cats_drawn or (c == "expect" and flows)]
+    legend_rows = (len(legend) + 3) // 4
+    height = plot_bottom + 14 + legend_rows * 20 + 34
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" id="timeline" viewBox="0 0 {width} {height}" '
            f'width="{width}" height="{height}" font-family="sans-serif" font-size="11" '
-           f'data-t0="{t0}" data-t1="{t1}" data-plot-x="{LABEL_W}" data-plot-w="{PLOT_W}">',
+           f'data-t0="{t0}" data-t1="{t1}" data-plot-x="{LABEL_W}" data-plot-w="{PLOT_W}" '
+           f'data-marks="{marks_total}" data-labels-left-out="{left_out}">',
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
-           f'<text x="8" y="18" font-size="14" font-weight="bold">{esc(title)}</text>']
+           '<text class="title" x="8" y="18" font-size="14" font-weight="bold">' +
+           "".join(f'<tspan x="8" dy="{0 if n == 0 else 18}">{esc(l)}</tspan>' for n, l in enumerate(title_lines)) +
+           '</text>']
     step = nice_step(span)
     k = t0 + step  # ticks from the window's start, labelled with the time since it
     out.append('<g class="axis">')
     while k <= t1:
-        out.append(f'<line x1="{x(k):.1f}" y1="{TOP + AXIS_H - 4}" x2="{x(k):.1f}" '
-                   f'y2="{TOP + AXIS_H + LANE_H * len(tracks)}" stroke="#e4e4e4"/>'
-                   f'<text x="{x(k):.1f}" y="{TOP + AXIS_H - 8}" text-anchor="middle" fill="#555">'
-                   f'+{esc(fmt_ns(k - t0))}</text>')
+        out.append(f'<line x1="{x(k):.1f}" y1="{top + AXIS_H - 4}" x2="{x(k):.1f}" '
+                   f'y2="{plot_bottom}" stroke="#e4e4e4"/>')
+        if x(k) + label_w(f"+{fmt_ns(k - t0)}") / 2 <= right:
+            out.append(f'<text x="{x(k):.1f}" y="{top + AXIS_H - 8}" text-anchor="middle" fill="#555">'
+                       f'+{esc(fmt_ns(k - t0))}</text>')
         k += step
     out.append('</g>')
-    for t in tracks:
+    for n, t in enumerate(tracks):
+        h = (ytop[tracks[n + 1]] if n + 1 < len(tracks) else plot_bottom) - ytop[t]
         out.append(f'<g class="track" data-track="{esc(track_name(t))}">'
-                   f'<rect x="0" y="{y(t)}" width="{width}" height="{LANE_H}" '
-                   f'fill="{"#f6f8fb" if lane[t] % 2 else "#ffffff"}"/>'
-                   f'<text x="6" y="{y(t) + LANE_H * 0.65:.1f}">{esc(track_name(t))}</text></g>')
-    visible = lambda s, e: e >= t0 and s <= t1
+                   f'<rect x="0" y="{ytop[t]}" width="{width}" height="{h}" '
+                   f'fill="{"#f6f8fb" if n % 2 else "#ffffff"}"/>'
+                   f'<text x="6" y="{ytop[t] + LANE_H * 0.65:.1f}">{esc(track_name(t))}</text></g>')
     out.append('<g class="slices">')
-    for t, name, cat, s, e, args in sorted(model.slices, key=lambda r: (r[3], -(r[4] - r[3]))):
-        if t not in lane or not visible(s, e):
-            continue
-        xs, xe = max(x(s), LABEL_W), min(x(e), LABEL_W + PLOT_W)
-        inset = 3 if cat == "expect" else 5
-        out.append(f'<rect class="slice {cat}" x="{xs:.2f}" y="{y(t) + inset}" width="{max(xe - xs, 1.0):.2f}" '
-                   f'height="{LANE_H - 2 * inset}" fill="{COLORS[cat]}" '
-                   f'fill-opacity="{0.35 if cat == "expect" else 0.9}"><title>{esc(name)} '
-                   f'{esc(fmt_ns(s - model.t0))} +{esc(fmt_ns(e - s))}</title></rect>')
+    for t in tracks:
+        for cat, a, b, n in drawn_slices[t]:
+            xs, xe = max(x(a[3]), LABEL_W), min(x(b[4]), LABEL_W + PLOT_W)
+            inset = 3 if cat == "expect" else 5
+            what = (f"{esc(a[1])} {esc(fmt_ns(a[3] - model.t0))} +{esc(fmt_ns(a[4] - a[3]))}" if n == 1 else
+                    f"{n} x {esc(a[1])}, {esc(fmt_ns(a[3] - model.t0))} to {esc(fmt_ns(b[4] - model.t0))}")
+            out.append(f'<rect class="slice {cat}" data-count="{n}" x="{xs:.2f}" y="{ytop[t] + inset}" '
+                       f'width="{max(xe - xs, 1.0):.2f}" height="{LANE_H - 2 * inset}" fill="{COLORS[cat]}" '
+                       f'fill-opacity="{0.35 if cat == "expect" else 0.9}"><title>{what}</title></rect>')
     out.append('</g><g class="instants">')
-    label_end = {}  # track -> x where its last label ends: labels that would overlap are left to the tooltip
     for t, name, cat, ts, args in model.instants:
-        if t not in lane or not (t0 <= ts <= t1) or cat == "chip":
+        if t not in ytop or not (t0 <= ts <= t1) or cat == "chip":
             continue
-        cx, cy = x(ts), y(t) + LANE_H / 2
-        shape = (f'<path d="M{cx:.2f},{cy - 7:.1f} l5,7 l-5,7 l-5,-7 z"' if cat in ("verdict", "state")
+        # Verdicts in the lane's upper half, state changes in its lower half: one of each at the
+        # same moment (the verdict that distrusts a token) are two marks, not one over the other.
+        cx, cy = x(ts), mid(t) + {"verdict": -5, "state": 5}.get(cat, 0)
+        shape = (f'<path d="M{cx:.2f},{cy - 5:.1f} l4,5 l-4,5 l-4,-5 z"' if cat in ("verdict", "state")
                  else f'<circle cx="{cx:.2f}" cy="{cy:.1f}" r="3"')
         out.append(f'{shape} class="instant {cat}" fill="{COLORS[cat]}"><title>{esc(name)} at '
                    f'{esc(fmt_ns(ts - model.t0))}</title>{"</path>" if cat in ("verdict", "state") else "</circle>"}')
-        if cat in ("verdict", "state") and cx + 6 > label_end.get(t, 0):
-            out.append(f'<text x="{cx + 6:.2f}" y="{cy - 3:.1f}" font-size="9" fill="{COLORS[cat]}">{esc(name)}</text>')
-            label_end[t] = cx + 6 + 5.2 * len(name)
+    out.append('</g><g class="labels">')
+    for t in tracks:
+        for row, lx, text, col, marks in labels[t]:
+            ly = ytop[t] + LANE_H + 10 + row * LABEL_ROW_H
+            out.append(f'<text class="label" data-marks="{marks}" x="{lx:.2f}" y="{ly:.1f}" font-size="9" '
+                       f'fill="{col}">{esc(text)}</text>')
     out.append('</g><g class="flows">')
-    for tok, exp, (track, end_ts), ue in model.flows:
-        d = ("exp", exp.line)
-        if d not in lane or track not in lane or not (visible(exp.ts, end_ts)):
+    lo, hi = LABEL_W, LABEL_W + PLOT_W
+    for tok, exp, track, end_ts, ue in flows:
+        x1, y1, x2, y2 = x(exp.ts), mid(("exp", exp.line)), x(end_ts), mid(track)
+        head = x2 <= hi
+        if x1 < lo:   # begun before the window: from where the line crosses the plot's left edge
+            y1 += (y2 - y1) * (lo - x1) / (x2 - x1)
+            x1 = lo
+        if x2 > hi:
+            y2 = y1 + (y2 - y1) * (hi - x1) / (x2 - x1)
+            x2 = hi
+        hidden = ' display="none"' if dense else ""
+        if dense and not html:
             continue
-        out.append(f'<path class="flow" d="M{x(exp.ts):.2f},{y(d) + LANE_H / 2:.1f} L{x(end_ts):.2f},'
-                   f'{y(track) + LANE_H / 2:.1f}" stroke="{COLORS["expect"]}" stroke-width="1.2" fill="none" '
-                   f'marker-end="url(#arrow)"><title>expect_irq {tok} ended by {ue.f["by"]}</title></path>')
+        out.append(f'<path class="flow" data-x1="{x1:.2f}" data-x2="{x2:.2f}"{hidden} d="M{x1:.2f},{y1:.1f} '
+                   f'L{x2:.2f},{y2:.1f}" stroke="{COLORS["expect"]}" stroke-width="1.2" fill="none"'
+                   f'{" marker-end=" + chr(34) + "url(#arrow)" + chr(34) if head else ""}>'
+                   f'<title>expect_irq {tok} ended by {ue.f["by"]}</title></path>')
     out.append('</g>')
     out.append('<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" '
                f'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{COLORS["expect"]}"/></marker></defs>')
-    ly = TOP + AXIS_H + LANE_H * len(tracks) + 22
+    ly = plot_bottom + 24
     out.append('<g class="legend">')
-    items = [("irq", "interrupt, claimed"), ("unclaimed", "interrupt, unclaimed"), ("poll", "poll, nothing found"),
-             ("poll_found", "poll, found work"), ("drv", "driver command"), ("expect", "expecting (arrow: what ended it)"),
-             ("verdict", "verdict"), ("state", "state change")]
-    for n, (cat, label) in enumerate(items):
+    for n, (cat, label) in enumerate(legend):
         lx = 10 + (n % 4) * 290
         yy = ly + (n // 4) * 20
         out.append(f'<rect x="{lx}" y="{yy - 9}" width="14" height="10" fill="{COLORS[cat]}"/>'
                    f'<text x="{lx + 20}" y="{yy}">{esc(label)}</text>')
     out.append('</g>')
     drop = int(model.tail["dropped"])
-    note = (f'{len(model.events)} events, {drop} dropped; window {fmt_ns(t0 - model.t0)} to {fmt_ns(t1 - model.t0)} '
-            f'after the first event ({model.t0} ns after boot); irqkit-trace v{FORMAT_VERSION}; hover for details')
-    out.append(f'<text x="10" y="{height - 8}" fill="#555">{esc(note)}</text></svg>')
+    note = [f"window {window_text(t1 - t0)}: {fmt_ns(t0 - model.t0)} to {fmt_ns(t1 - model.t0)} after the "
+            f"trace's first event", f"{len(model.events)} events, {drop} dropped"]
+    if dense:
+        note.append(f"{len(flows)} arrows, too dense here: zoom in" if html else
+                    f"{len(flows)} arrows not drawn at this scale (--window)")
+    if left_out:
+        note.append(f"{left_out} labels in the tooltips only")
+    out.append(f'<text class="footer" x="10" y="{height - 10}" fill="#555">{esc("; ".join(note))}</text></svg>')
     return "\n".join(out)
 
 
@@ -600,7 +758,10 @@ def summary(model, skipped):
         s = model.lines[line]
         if not (s["irqs"] or s["polls"] or s["expects"] or s["verdicts"] or s["states"] or s["drv"]):
             continue
-        bits = [f"{s['irqs']} interrupts ({s['unclaimed']} unclaimed)", f"{s['polls']} polls ({s['polls_found']} found work)"]
+        polls = f"{s['polls_found']} found work" + (f", {s['polls_left']} left it to a pending interrupt"
+                                                    if s["polls_left"] else "") + \
+            (f", {s['polls_busy']} found the handlers running elsewhere" if s["polls_busy"] else "")
+        bits = [f"{s['irqs']} interrupts ({s['unclaimed']} unclaimed)", f"{s['polls']} polls ({polls})"]
         if s["expects"]:
             bits.append(f"{s['expects']} expects: {s['by_irq']} by interrupt, {s['by_poll']} by poll, "
                         f"{s['timeouts']} timed out")
@@ -703,7 +864,21 @@ HTML_SCRIPT = r"""
     vb.x = Math.max(full.x, Math.min(x, full.x + full.w - w)); vb.width = w;
     svg.setAttribute('viewBox', vb.x + ' ' + vb.y + ' ' + vb.width + ' ' + vb.height);
     document.getElementById('zoomlevel').textContent = (full.w / vb.width).toFixed(1) + 'x';
+    arrows();
   }
+  // Arrows only where they can be told apart: at most one per FLOW_PX pixels of what is shown.
+  var flows = svg.querySelectorAll('path.flow');
+  function arrows() {
+    var shown = [], r = svg.getBoundingClientRect(), px = r.width / vb.width;
+    flows.forEach(function (f) {
+      var a = +f.getAttribute('data-x1'), b = +f.getAttribute('data-x2');
+      if (b >= vb.x && a <= vb.x + vb.width) shown.push(f);
+    });
+    var fit = shown.length <= vb.width * px / FLOW_PX;
+    flows.forEach(function (f) { f.setAttribute('display', 'none'); });
+    if (fit) shown.forEach(function (f) { f.removeAttribute('display'); });
+  }
+  arrows();
   svg.addEventListener('wheel', function (ev) {
     ev.preventDefault();
     var r = svg.getBoundingClientRect();
@@ -733,8 +908,11 @@ HTML_SCRIPT = r"""
     });
     tb.appendChild(tr);
   });
+  svg.addEventListener('mouseup', arrows);
   // Say what was drawn, for people and for tests/trace (a headless browser reads it).
-  var tracks = svg.querySelectorAll('g.track').length, slices = svg.querySelectorAll('rect.slice').length;
+  // (a block of slices too close to tell apart counts as the slices it stands for)
+  var tracks = svg.querySelectorAll('g.track').length, slices = 0;
+  svg.querySelectorAll('rect.slice').forEach(function (r) { slices += +(r.getAttribute('data-count') || 1); });
   var box = svg.querySelector('g.slices').getBBox();
   document.body.setAttribute('data-drawn', tracks + ' tracks, ' + slices + ' slices, slices box ' +
                              Math.round(box.width) + 'x' + Math.round(box.height));
@@ -764,7 +942,7 @@ body {{ font-family: sans-serif; margin: 12px; }}
 #timeline {{ cursor: grab; width: 100%; height: auto; }}
 table {{ border-collapse: collapse; margin-top: 10px; }}
 td, th {{ border: 1px solid #ccc; padding: 2px 6px; font-size: 12px; text-align: right; }}
-pre {{ font-size: 12px; }}
+pre {{ font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }}
 </style></head>
 <body>
 <h1 style="font-size:16px">{esc(title)}</h1>
@@ -781,7 +959,7 @@ pre {{ font-size: 12px; }}
 <h2 style="font-size:14px">Summary</h2>
 <pre>{esc(summary(model, skipped))}</pre>
 <script type="application/json" id="trace-data">{data}</script>
-<script>{HTML_SCRIPT}</script>
+<script>var FLOW_PX = {FLOW_PX};{HTML_SCRIPT}</script>
 </body></html>
 """
 
@@ -848,11 +1026,10 @@ def main(argv=None):
     try:
         if args.json:
             write_whole(args.json, json.dumps(to_chrome(model, title), indent=None, separators=(",", ":")))
-        svg = to_svg(model, title, window) if (args.svg or args.html) else None
         if args.svg:
-            write_whole(args.svg, svg + "\n")
+            write_whole(args.svg, to_svg(model, title, window) + "\n")
         if args.html:
-            write_whole(args.html, to_html(model, title, skipped, svg))
+            write_whole(args.html, to_html(model, title, skipped, to_svg(model, title, window, html=True)))
     except OSError as e:
         print(f"irqtrace: cannot write: {e}", file=sys.stderr)
         return 1

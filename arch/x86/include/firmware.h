@@ -126,6 +126,7 @@ enum fw_table {
 	FW_TABLE_XSDT,          /* ACPI root table with 64-bit pointers */
 	FW_TABLE_MADT,          /* ACPI "APIC" table */
 	FW_TABLE_HPET,          /* ACPI "HPET" table */
+	FW_TABLE_FADT,          /* ACPI "FACP" table (Fixed ACPI Description Table) */
 	FW_TABLE_ACPI_OTHER,    /* any other table listed in the RSDT/XSDT */
 	FW_TABLE_MP_FLOATING,   /* MP floating pointer structure "_MP_" */
 	FW_TABLE_MP_CONFIG,     /* MP configuration table "PCMP", base part */
@@ -272,6 +273,22 @@ struct fw_hpet {
 	uint8_t page_protection;    /* page protection / OEM attributes byte */
 };
 
+/* IAPC_BOOT_ARCH flags of the FADT (ACPI 6.5 table 5.11). */
+#define FW_BOOT_ARCH_LEGACY_DEVICES 0x0001u  /* ISA/LPC devices the OS cannot enumerate (serial, parallel) */
+#define FW_BOOT_ARCH_8042           0x0002u  /* an 8042 keyboard controller (or its emulation) at 0x60/0x64 */
+
+/* The first FADT revision whose IAPC_BOOT_ARCH means something (ACPI 2.0; in ACPI 1.0, revision 1,
+ * the bytes were reserved and read 0: QEMU's pc machine still builds a revision 1 FADT). */
+#define FW_FADT_BOOT_ARCH_REVISION 3
+
+struct fw_fadt {
+	bool present;               /* a valid FADT ("FACP") was found */
+	uint32_t table_addr;        /* its physical address */
+	uint8_t revision;           /* header revision: 1 = ACPI 1.0, 3 = ACPI 2.0, later more */
+	bool boot_arch_valid;       /* revision >= FW_FADT_BOOT_ARCH_REVISION: boot_arch can be trusted */
+	uint16_t boot_arch;         /* IAPC_BOOT_ARCH (FW_BOOT_ARCH_*), 0 when not valid */
+};
+
 struct fw_acpi_table {          /* a table the RSDT/XSDT lists */
 	char signature[5];          /* NUL-terminated; non-printable bytes shown as '?' */
 	uint8_t revision;
@@ -340,6 +357,7 @@ struct fw_platform {
 	struct { uint32_t count; bool truncated; struct fw_nmi_source entry[FW_MAX_NMI_SOURCES]; } nmi_sources;
 	struct { uint32_t count; bool truncated; struct fw_lint entry[FW_MAX_LINTS]; } lints;
 	struct fw_hpet hpet;
+	struct fw_fadt fadt;        /* ACPI only: the FADT's fields irqkit reads */
 
 	/* MP only: buses, and the I/O interrupt entries split by source bus. */
 	struct { uint32_t count; bool truncated; struct fw_mp_bus entry[FW_MAX_MP_BUSES]; } buses;
@@ -415,6 +433,15 @@ int acpi_parse_madt(const void *madt, uint32_t len, struct fw_platform *out);
  * memory space below 4 GiB (out->hpet.present stays false).
  */
 int acpi_parse_hpet(const void *tbl, uint32_t len, struct fw_platform *out);
+
+/*
+ * acpi_parse_fadt - fill out->fadt from the FADT at @tbl (@len bytes): its
+ * revision and, from revision 3 (ACPI 2.0) on, IAPC_BOOT_ARCH, which says
+ * whether the machine has an 8042 keyboard controller.
+ * CONTEXT: as acpi_parse_madt.
+ * RETURNS 0; -EINVAL if the table is bad (out->fadt.present stays false).
+ */
+int acpi_parse_fadt(const void *tbl, uint32_t len, struct fw_platform *out);
 
 /*
  * acpi_parse_at - as acpi_parse, with the RSDP at @rsdp_phys (named by the

@@ -1,0 +1,35 @@
+"""Every shell session shown in the course (docs/course/) and in the pages it sends students to
+(docs/*.md) is re-run on the kernel of this tree and must still have its shape.
+
+The sessions are marked in the pages (tools/course/transcripts.py says how); they are played once
+for the whole module (boots that pages share are booted once, one boot at a time unless COURSE_JOBS says more), then judged
+page by page; a boot that differs is played once more before it counts (Player.judge). When a page
+fails, it no longer shows what the kernel prints: fix the kernel, or
+run `make course-transcripts`, read the diff, and fix the page's text where it says something the
+new output no longer shows.
+"""
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tools", "course"))
+import transcripts  # noqa: E402
+
+PAGES = [p for p in transcripts.all_pages() if transcripts.read_sessions(p)[1]]
+
+
+@pytest.fixture(scope="module")
+def played():
+    _, sessions = transcripts.load(PAGES)
+    player = transcripts.Player(sessions, log=lambda *_: None)
+    player.run(jobs=int(os.environ.get("COURSE_JOBS", "1")))
+    return sessions, player.judge()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[os.path.relpath(p, ROOT) for p in PAGES])
+def test_page_has_the_kernels_shape(page, played):
+    sessions, bad = played
+    reports = [r for (p, _), reps in sorted(bad.items()) if p == page for r in reps]
+    assert not reports, "\n\n".join(reports)

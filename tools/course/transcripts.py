@@ -1,0 +1,740 @@
+#!/usr/bin/env python3
+"""transcripts.py - the shell sessions shown in the docs, produced by the kernel and checked.
+
+    transcripts.py --write [--force] [PAGE ...]   run every marked session, write the real output into
+                                         the page where its shape changed (--force: everywhere)
+    transcripts.py --check [PAGE ...]    run them again, fail where a page no longer matches in shape
+    transcripts.py --list  [PAGE ...]    the sessions and the boots they share
+
+`make course-transcripts` is `--write` over every page; `make course-test` runs `--check`
+(tests/course/test_transcripts.py). With no PAGE: the course (docs/course/*.md) and every page
+of docs/ (docs/*.md).
+
+A session is a fenced block with the info string `console`, right after an HTML comment that
+starts with `session`:
+
+    <!-- session
+    boot: ex-drop
+    show irqs: ^ {1,2}14 |^IRQ health|^  line 14
+    vary: for # ms
+    -->
+    ```console
+    $ make run RUN_EXTRA="$D -icount shift=3,sleep=off"
+    irqkit> inject ata-drop:100
+    irqkit> irqs
+    ```
+
+In the block, a line that starts with `$ ` is a command for the host's shell (bash, in the top of
+the tree); `$ make run ...` boots QEMU exactly as a student would (the Makefile's `make run`, its
+serial console on a pipe), and the lines that start with `irqkit> ` are typed into that kernel's
+shell, one after the other, each once the prompt came back. Every other line of the block is
+output, and is what this tool writes: the real output of each command, with the kernel's
+`[seconds]` stamps left out. A host shell variable set on a page (`$ D="-drive ..."`) holds for
+the rest of that page.
+
+The comment says, one per line:
+
+  boot: NAME          the sessions that name one boot share one QEMU, in page order (the docs
+                      first, then ...). A session that starts with `$ make run` starts it (or, when
+                      the boot is already running with the very same command, goes on in it: the
+                      page then shows the command again, so a reader sees how it was booted); a
+                      session without one goes on in the boot it names. Without `boot:`, a
+                      `make run` boots afresh and ends with its session.
+  show CMD: REGEX     of the output of the command CMD (`CMD ...`: of every command that begins
+                      with CMD; `boot`: the boot log, shown only when asked for), keep the lines
+                      REGEX finds; each run of cut lines is one `...` line
+  hide CMD: REGEX     of the output of CMD (as for show), cut the lines REGEX finds: messages that
+                      come or not depending on the host's load (a driver's time-out under -icount
+                      when the host's disk was slow)
+  wait CMD: REGEX     after CMD's prompt came back, wait until REGEX appears in the console (the
+                      kernel's messages that come meanwhile are CMD's output)
+  timeout CMD: S      how long CMD (or `boot`) may take, in seconds of the host (default 60 / 120)
+  vary: TEMPLATE      numbers that differ from run to run: the template is output text with `#`
+                      for each such number (decimal, 0x-hex, or a hex word such as a hash), or
+                      `#{LO..HI}` for a decimal one that must lie within bounds, and `{A|B}` where
+                      either text may stand (a busy host turns "lost" into "timed out");
+                      every other number of the block must come back exactly
+  claim: TEMPLATE     what the page's text says about this output (a template as for vary:): some
+                      line of the output must hold it, when the page is written and when it is
+                      checked, so that a rewritten transcript cannot leave the prose behind it wrong
+
+"In shape" means: the same lines, in the same order, the same words, and the same numbers except
+where a `vary:` (or one of DEFAULT_VARY) allows them to differ; a `...` stands for however many
+lines a `show:` cut, none included. The check names the first line
+that differs and shows both.
+"""
+import argparse
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+PROMPT = "irqkit> "
+HOST = "$ "
+STAMP_RX = re.compile(r"^\[\s*\d+\.\d{6}\] ", re.M)
+ANSI_RX = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
+MARKER_RX = re.compile(r"<!--\s*session\b(?P<body>.*?)-->[ \t]*\n(?P<open>```console[^\n]*)\n(?P<block>.*?)^```[ \t]*$",
+                       re.S | re.M)
+# A number of the output: decimal (with a fraction), 0x-hex, or a hex word with a digit in it (a hash).
+NUMBER = r"(?:0x[0-9a-fA-F]+|\d+\.\d+|[0-9a-f]*\d[0-9a-f]*)"
+BOOT_TIMEOUT = 120
+CMD_TIMEOUT = 60
+# Numbers that vary in every run, on any page: they depend on the host's speed and on when you type.
+# Numbers that measure time, or count what happened while time passed (polls that found nothing,
+# ticks, EOIs of the timer), differ from run to run on any page. The counts that say what the
+# kernel did (blocks read, completions found by polling, unclaimed interrupts of a storm) do not.
+DEFAULT_VARY = [
+    "bytes in # us, # MB/s)",                                   # a read's duration and speed
+    "(at # s, episode",                                         # when an announcement came
+    "after # ms on polling (# completions by polling)",         # how long an episode lasted
+    "for # ms, # completions by polling",                       # ... and still lasts
+    "re-enable test in # ms",
+    "polls #: # found work (# beat a pending interrupt), # found nothing; # more left the work",
+    "the tick looked at its verified expects # times, # found one past its safety delay; "
+    "poll-timer expiries #, # of them polled nothing",
+    "(finds by its polls: # late, # polled, # awaiting, # beat a pending interrupt)",
+    "(# late, # unsure, # beat a pending interrupt)",
+    "EOIs # master / # slave",
+    "lapic-timer #",
+    "ticks in # us of TSC time (hz=#, TSC # kHz)",
+    "noirq_latency_avg_us=# noirq_latency_max_us=# noirq_unseen_max_us=#",
+    "stopped after # ms",
+    "after # moves (# refused), # ns per move",
+    "@T # # # ",                                                # a trace event's number, CPU, time
+    "slots=# dropped=0 clock=ns", "; # events held, 0 dropped; # CPUs with events",
+    "events=# dropped=0 unwritten=0 hash=#",
+    "yes # # # #%",                                             # `cpus`: ticks, interrupts, IPIs, idle
+    # The serial line counts your typing (lesson 1); line 2 (0 with noapic) counts the PIT's ticks
+    # when a busy host moved the tick there (docs/course/README.md).
+    " 4 # # # 0 0  {IO-APIC|XT-PIC}  edge  edge               serial(#)",
+    "{0x34|0x24}    irq 4 #",
+    " {2|0} # # 0 0 0  {IO-APIC|XT-PIC}  edge  edge               timer(#)",
+    "{0x32|0x20}    irq {2|0} #",
+    # A busy host can hold QEMU's disk past the driver's 250 ms time-out: the same loss then reads
+    # "timed out", and the driver's time-out arms IRQ watching on the disk's action too.
+    "expected interrupt {lost, completion found by polling|timed out}: polled while expected",
+    "ON POLLING ({lost-while-expecting|lost-while-expecting,watch-found-lost})",
+    "ON POLLING: {lost-while-expecting|lost-while-expecting,watch-found-lost}, watch {off|polled|watching}",
+    ", watch {off|polled|watching} (finds by its polls",
+    "/ # timed out",
+]
+DURATIONS = os.path.join(ROOT, "build", "course", "durations.json")
+QUIT = b"\x01x"   # Ctrl-A X: QEMU's monitor multiplexed on the serial console (-serial mon:stdio) quits
+
+
+def course_pages():
+    d = os.path.join(ROOT, "docs", "course")
+    order = ["README.md"]
+    order += sorted(f for f in os.listdir(d) if re.match(r"\d+-.*\.md$", f))
+    order += sorted(f for f in os.listdir(d) if f.endswith(".md") and f not in order)
+    return [os.path.join(d, f) for f in order]
+
+
+def all_pages():
+    docs = os.path.join(ROOT, "docs")
+    return course_pages() + sorted(os.path.join(docs, f) for f in os.listdir(docs) if f.endswith(".md"))
+
+
+class PageError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------
+# Pages and sessions
+
+class Session:
+    def __init__(self, page, index, m, text):
+        self.page, self.index = page, index
+        self.span = m.span("block")
+        self.line = text.count("\n", 0, m.start()) + 1
+        self.where = f"{os.path.relpath(page, ROOT)}:{self.line}"
+        self.boot = None
+        self.show, self.hide, self.wait, self.timeout = {}, {}, {}, {}
+        self.vary, self.claims = list(DEFAULT_VARY), []
+        for raw in m.group("body").strip().split("\n"):
+            raw = raw.strip()
+            if not raw:
+                continue
+            km = re.match(r"(boot|show|hide|wait|timeout|vary|claim)(?: (.+?))?:(?: (.*))?$", raw)
+            if not km:
+                raise PageError(f"{self.where}: session comment line not understood: {raw!r}")
+            key, arg, val = km.group(1), km.group(2), km.group(3) or ""
+            if key == "boot":
+                self.boot = val.strip()
+            elif key == "vary":
+                self.vary.append(val)
+            elif key == "claim":
+                self.claims.append(val)
+            elif arg is None:
+                raise PageError(f"{self.where}: `{key}` needs a command: `{key} CMD: ...`")
+            elif key == "show":
+                self.show[arg.strip()] = re.compile(val)
+            elif key == "hide":
+                self.hide[arg.strip()] = re.compile(val)
+            elif key == "wait":
+                self.wait[arg.strip()] = re.compile(val, re.M)
+            else:
+                self.timeout[arg.strip()] = float(val)
+        self.lines = m.group("block").rstrip("\n").split("\n") if m.group("block").strip() else []
+        self.inputs = [l for l in self.lines if l.startswith(HOST) or l.startswith(PROMPT)]
+        if not self.inputs:
+            raise PageError(f"{self.where}: a session block with no `$ ` or `irqkit> ` line")
+        self.make_run = next((l[len(HOST):] for l in self.inputs if re.match(r"\$ make run\b", l)), None)
+        if self.make_run is None and any(l.startswith(PROMPT) for l in self.inputs) and not self.boot:
+            raise PageError(f"{self.where}: typed commands but no `$ make run` and no `boot:` to go on in")
+        first_run = next((i for i, l in enumerate(self.inputs) if re.match(r"\$ make run\b", l)), None)
+        if first_run is not None and any(l.startswith(PROMPT) for l in self.inputs[:first_run]):
+            raise PageError(f"{self.where}: `irqkit> ` lines before the `$ make run` of the block")
+
+    def for_cmd(self, table, cmd, default=None):
+        """The entry of @table for @cmd: the key that is @cmd itself, else the longest key `PREFIX ...`
+        whose PREFIX begins @cmd (as words)."""
+        if cmd in table:
+            return table[cmd]
+        best = None
+        for key in table:
+            if key.endswith(" ...") and cmd.startswith(key[:-4] + " "):
+                if best is None or len(key) > len(best):
+                    best = key
+        return table[best] if best is not None else default
+
+
+def read_sessions(page):
+    text = open(page).read()
+    return text, [Session(page, i, m, text) for i, m in enumerate(MARKER_RX.finditer(text))]
+
+
+# ---------------------------------------------------------------------------
+# Running: the host's shell and `make run`
+
+def clean_env():
+    env = dict(os.environ)
+    for k in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES"):
+        env.pop(k, None)
+    env["LC_ALL"] = "C"
+    return env
+
+
+def shell_prefix(assigns):
+    return "".join(a + "\n" for a in assigns)
+
+
+def expand(cmd, assigns):
+    """@cmd with the page's variables put in (as bash would, for the simple NAME="value" the pages set)."""
+    for a in reversed(assigns):
+        name, val = a.split("=", 1)
+        val = val[1:-1] if len(val) >= 2 and val[0] == val[-1] and val[0] in "\"'" else val
+        cmd = re.sub(r"\$(?:%s\b|\{%s\})" % (name, name), lambda _: val, cmd)
+    return cmd
+
+
+def run_host(cmd, assigns, timeout):
+    p = subprocess.run(["bash", "-c", "set -e\n" + shell_prefix(assigns) + cmd], cwd=ROOT, env=clean_env(),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    out = p.stdout.decode("utf-8", "replace")
+    if p.returncode:
+        raise PageError(f"`{cmd}` failed (exit {p.returncode}):\n{out[-2000:]}")
+    return out
+
+
+class Boot:
+    """One `make run`: QEMU with its serial console (and monitor) on our pipes."""
+
+    def __init__(self, name, cmd, assigns, where, timeout, boot_wait=None):
+        self.name, self.cmd, self.where = name, cmd, where
+        self.proc = subprocess.Popen(["bash", "-c", shell_prefix(assigns) + "exec " + cmd], cwd=ROOT,
+                                     env=clean_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self.buf = ""
+        self.lock = threading.Condition()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        m = self.wait_for(re.escape(PROMPT), 0, timeout, "the shell's first prompt")
+        start = self.buf.find("[    0.000000]")
+        self.pos = m.end()
+        if boot_wait is not None:   # messages of the boot that come after the prompt (USB, ...)
+            w = self.wait_for(f"(?:{boot_wait.pattern})[^\n]*\n", self.pos, timeout,
+                              f"/{boot_wait.pattern}/ in the boot log")
+            self.pos = self.line_end(w)
+        self.boot_log = self.buf[max(start, 0):self.pos]
+
+    def _read(self):
+        fd = self.proc.stdout.fileno()
+        while True:
+            data = os.read(fd, 65536)
+            if not data:
+                break
+            with self.lock:
+                self.buf += data.decode("utf-8", "replace").replace("\r", "")
+                self.lock.notify_all()
+        with self.lock:
+            self.lock.notify_all()
+
+    def wait_for(self, pattern, start, timeout, what):
+        rx = re.compile(pattern, re.M)
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            while True:
+                m = rx.search(self.buf, start)
+                if m:
+                    return m
+                left = deadline - time.monotonic()
+                if self.proc.poll() is not None and not self.reader.is_alive():
+                    raise PageError(f"{self.where}: `{self.cmd}` ended (exit {self.proc.returncode}) before "
+                                    f"{what}; its last output:\n{self.buf[-3000:]}")
+                if left <= 0:
+                    raise PageError(f"{self.where}: no {what} after {timeout:.0f} s of `{self.cmd}`; "
+                                    f"its last output:\n{self.buf[-3000:]}")
+                self.lock.wait(min(left, 0.2))
+
+    def send(self, data):
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def type(self, cmd, timeout, wait=None):
+        """Type @cmd; RETURNS its output (the kernel's messages that came before the prompt after it,
+        and until @wait was seen, included)."""
+        start = len(self.buf)
+        self.send(cmd.encode() + b"\r")
+        echo = self.wait_for(re.escape(cmd) + r"\n", start, 20, f"the echo of `{cmd}`")
+        # The kernel's messages since the last prompt (the previous command's): only stamped lines,
+        # not the prompt drawn again nor the echo of what was typed so far.
+        between = "".join(l for l in self.buf[self.pos:echo.start()].splitlines(True) if STAMP_RX.match(l))
+        done = self.wait_for(re.escape(PROMPT), echo.end(), timeout, f"the prompt after `{cmd}`")
+        out = self.buf[echo.end():done.start()]
+        self.pos = done.end()
+        if wait is not None:
+            # The message may already be in the command's own output; else it comes after the prompt.
+            w = self.wait_for(f"(?:{wait.pattern})[^\n]*\n", echo.end(), timeout, f"/{wait.pattern}/ after `{cmd}`")
+            eol = self.line_end(w)
+            if eol > self.pos:   # the lines up to the one that matched; what follows is the next command's
+                out += "".join(l for l in self.buf[self.pos:eol].splitlines(True) if STAMP_RX.match(l))
+                self.pos = eol
+        return between, out
+
+    def line_end(self, m):
+        """The end of the line (its newline included) that match @m ends in."""
+        eol = self.buf.find("\n", m.end() - 1 if m.group(0).endswith("\n") else m.end())
+        return len(self.buf) if eol < 0 else eol + 1
+
+    def leftover(self):
+        return self.buf[self.pos:]
+
+    def quit(self):
+        try:
+            self.send(QUIT)
+            self.proc.wait(15)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+        self.reader.join(5)
+
+
+def image_files(cmd, assigns):
+    """The files a `make run` command gives QEMU as drives."""
+    return set(re.findall(r"file=([^,\s\"]+)", expand(cmd, assigns)))
+
+
+def run_boots(items, command_of, play, jobs):
+    """play(item) for each of @items, @jobs at a time, but never two boots on one disk image at once
+    (QEMU locks a drive's file). command_of(item) gives its (make run command, page variables).
+    RETURNS the results in the order of @items."""
+    todo, busy, cond, results = list(enumerate(items)), set(), threading.Condition(), {}
+
+    def files(item):
+        return image_files(*command_of(item))
+
+    def worker():
+        while True:
+            with cond:
+                while True:
+                    if not todo:
+                        return
+                    pick = next((t for t in todo if not files(t[1]) & busy), None)
+                    if pick:
+                        todo.remove(pick)
+                        busy.update(files(pick[1]))
+                        break
+                    cond.wait()
+            try:
+                results[pick[0]] = play(pick[1])
+            finally:
+                with cond:
+                    busy.difference_update(files(pick[1]))
+                    cond.notify_all()
+
+    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as ex:
+        for fut in [ex.submit(worker) for _ in range(max(jobs, 1))]:
+            fut.result()
+    return [results[i] for i in range(len(items))]
+
+
+def console_lines(text):
+    """Serial text as the page shows it: no terminal escapes, no printk stamps, no bare prompts
+    (a message that came while the prompt was shown ends that line and the prompt is drawn again)."""
+    text = STAMP_RX.sub("", ANSI_RX.sub("", text))
+    out = [l.rstrip() for l in text.split("\n") if l.strip() != PROMPT.strip()]
+    while out and not out[-1]:
+        out.pop()
+    while out and not out[0]:
+        out.pop(0)
+    return out
+
+
+def filtered(lines, rx, hide=None):
+    """@lines that @rx finds (all, without it) and @hide does not; each run of cut lines is one `...`."""
+    if rx is None and hide is None:
+        return lines
+    out, cut = [], False
+    for l in lines:
+        if (rx is None or rx.search(l)) and not (hide is not None and hide.search(l)):
+            out.append(l)
+            cut = False
+        elif not cut:
+            out.append("...")
+            cut = True
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Playing the sessions
+
+class Player:
+    def __init__(self, sessions, log=print):
+        self.sessions = sessions
+        self.log = log
+        self.results = {}            # (page, index) -> list of block lines
+        self.durations = {}          # (page, index) -> host seconds its commands took (boot included)
+
+    def plan(self):
+        """Group the sessions into boots. RETURNS [(boot key, [sessions])] in first-use order, and the
+        host-only sessions."""
+        groups, order, host_only, anon = {}, [], [], 0
+        for s in self.sessions:
+            if s.make_run is None and s.boot is None:
+                host_only.append(s)
+                continue
+            if s.boot is None:
+                key = f"#{anon}"
+                anon += 1
+            else:
+                key = s.boot
+            if key not in groups:
+                if s.make_run is None:
+                    raise PageError(f"{s.where}: boot `{key}` goes on here, but no session before starts it")
+                groups[key] = []
+                order.append(key)
+            elif s.make_run is not None and s.make_run != groups[key][0].make_run:
+                raise PageError(f"{s.where}: boot `{key}` was started with `{groups[key][0].make_run}`, "
+                                f"this session shows `{s.make_run}`")
+            groups[key].append(s)
+        return [(k, groups[k]) for k in order], host_only
+
+    def run(self, jobs=1):
+        t0 = time.monotonic()
+        groups, _ = self.plan()
+        # The host's commands first, in page order (the disk images the boots use), with each page's
+        # variables; a boot's session then only types into the kernel.
+        assigns, host_out = {}, {}
+        for s in self.sessions:
+            a = assigns.setdefault(s.page, [])
+            for inp in s.inputs:
+                if not inp.startswith(HOST) or re.match(r"\$ make run\b", inp):
+                    continue
+                cmd = inp[len(HOST):]
+                if re.fullmatch(r"[A-Za-z_]\w*=.*", cmd):
+                    a.append(cmd)
+                    host_out[(s.page, s.index, inp)] = []
+                else:
+                    host_out[(s.page, s.index, inp)] = console_lines(
+                        run_host(cmd, a, s.for_cmd(s.timeout, cmd, CMD_TIMEOUT)))
+            s.assigns = list(a)
+        self.host_out = host_out
+        run_boots(groups, lambda g: (g[1][0].make_run, g[1][0].assigns), lambda g: self.play_boot(*g), jobs)
+        for s in self.sessions:
+            if (s.page, s.index) not in self.results:
+                self.results[(s.page, s.index)] = self.render(s, None, {})
+        self.log(f"transcripts: {len(self.sessions)} sessions, {len(groups)} boots, {time.monotonic() - t0:.0f} s")
+
+    def judge(self, retry=True):
+        """Compare every session with what the kernel printed. A boot whose sessions do not match is
+        played once more, alone, before it counts: a busy host can delay a disk past a time-out or
+        reorder two messages once, while a stale page fails every time. RETURNS {(page, index):
+        [reports]} of the sessions that failed (both times)."""
+        def failures():
+            out = {}
+            for s in self.sessions:
+                got = self.results[(s.page, s.index)]
+                rep = [r for r in [compare(s, got)] if r] + claims_broken(s, got)
+                if rep:
+                    out[(s.page, s.index)] = rep
+            return out
+        bad = failures()
+        if bad and retry:
+            groups, _ = self.plan()
+            again = [(k, ss) for k, ss in groups if any((s.page, s.index) in bad for s in ss)]
+            self.log(f"transcripts: {len(again)} boot(s) differ; playing them once more: "
+                     + ", ".join(k for k, _ in again))
+            run_boots(again, lambda g: (g[1][0].make_run, g[1][0].assigns), lambda g: self.play_boot(*g), 1)
+            bad = {k: v for k, v in failures().items() if k in bad}
+        return bad
+
+    def play_boot(self, key, sessions):
+        t = time.monotonic()
+        boot = None
+        try:
+            for s in sessions:
+                outs, began = {}, time.monotonic()
+                for inp in s.inputs:
+                    if re.match(r"\$ make run\b", inp):
+                        if boot is None:
+                            boot = Boot(key, s.make_run, s.assigns, s.where,
+                                        s.timeout.get("boot", BOOT_TIMEOUT), s.wait.get("boot"))
+                        outs[inp] = (boot, None)
+                    elif inp.startswith(PROMPT):
+                        cmd = inp[len(PROMPT):]
+                        outs.setdefault("typed", []).append(
+                            (inp, boot.type(cmd, s.for_cmd(s.timeout, cmd, CMD_TIMEOUT), s.for_cmd(s.wait, cmd))))
+                self.results[(s.page, s.index)] = self.render(s, boot, outs)
+                self.durations[(s.page, s.index)] = time.monotonic() - began
+        finally:
+            if boot is not None:
+                boot.quit()
+        self.log(f"transcripts: boot {key}: {len(sessions)} session(s) in {time.monotonic() - t:.0f} s")
+
+    def render(self, s, boot, outs):
+        lines, typed, prev = [], list(outs.get("typed", [])), None
+        for inp in s.inputs:
+            if inp.startswith(PROMPT):
+                _, (between, out) = typed.pop(0)
+                if prev is not None and between.strip():
+                    lines += filtered(console_lines(between), s.for_cmd(s.show, prev), s.for_cmd(s.hide, prev))
+                lines.append(inp)
+                cmd = inp[len(PROMPT):]
+                lines += filtered(console_lines(out), s.for_cmd(s.show, cmd), s.for_cmd(s.hide, cmd))
+                prev = inp[len(PROMPT):]
+            elif re.match(r"\$ make run\b", inp):
+                lines.append(inp)
+                if "boot" in s.show and boot is not None:
+                    lines += filtered(console_lines(boot.boot_log), s.show["boot"], s.hide.get("boot"))
+            else:
+                lines.append(inp)
+                cmd = inp[len(HOST):]
+                lines += filtered(self.host_out.get((s.page, s.index, inp), []), s.for_cmd(s.show, cmd),
+                                  s.for_cmd(s.hide, cmd))
+        return lines
+
+
+# ---------------------------------------------------------------------------
+# Comparing in shape
+
+def literal_rx(text):
+    """@text as a regex in which a run of spaces matches any run of spaces (table columns widen)."""
+    return re.sub(r"(?:\\ )+", " +", re.escape(text))
+
+
+def template_rx(t):
+    """A template as a regex: `#` a number, `#{LO..HI}` a number within bounds, `{A|B}` one of the
+    texts A, B. RETURNS (regex, [(kind, bounds or the alternatives' regex)] per group)."""
+    parts = re.split(r"(#(?:\{-?[\d.]+\.\.-?[\d.]+\})?|\{[^{}#]*\|[^{}#]*\})", t)
+    rx, groups = "", []
+    for p in parts:
+        if p.startswith("#"):
+            rx += f"({NUMBER})"
+            b = re.match(r"#\{(-?[\d.]+)\.\.(-?[\d.]+)\}", p)
+            groups.append(("num", (float(b.group(1)), float(b.group(2))) if b else None))
+        elif p.startswith("{") and "|" in p:
+            alt = "(?:" + "|".join(literal_rx(a) for a in p[1:-1].split("|")) + ")"
+            rx += f"({alt})"
+            groups.append(("alt", alt))
+        else:
+            rx += literal_rx(p)
+    return re.compile(rx), groups
+
+
+def varying_spans(line, templates):
+    """{(start, end): (kind, bounds or regex)} of the parts of @line that the templates let vary."""
+    spans = {}
+    for rx, groups in templates:
+        for m in rx.finditer(line):
+            for g, kind in enumerate(groups, 1):
+                spans[m.span(g)] = kind
+    return spans
+
+
+def line_matches(want, got, templates):
+    """Whether @got has @want's shape. RETURNS None if so, else the reason."""
+    if want == got:
+        return None
+    spans = varying_spans(want, templates)
+    rx, bounds, pos = "", [], 0
+    for (a, b), (kind, arg) in sorted(spans.items()):
+        if a < pos:
+            continue
+        rx += literal_rx(want[pos:a]) + (f"({NUMBER})" if kind == "num" else f"({arg})")
+        bounds.append(arg if kind == "num" else None)
+        pos = b
+    rx += literal_rx(want[pos:])
+    m = re.fullmatch(rx, got)
+    if not m:
+        return "differs"
+    for g, bd in enumerate(bounds, 1):
+        if bd is not None and not within(m.group(g), bd):
+            return f"{m.group(g)} is outside {bd[0]:g}..{bd[1]:g}"
+    return None
+
+
+def within(text, bounds):
+    """Whether the number @text lies within @bounds (a hex word never does)."""
+    try:
+        v = float(int(text, 16)) if text.startswith("0x") else float(text)
+    except ValueError:
+        return False
+    return bounds[0] <= v <= bounds[1]
+
+
+def compare(s, got):
+    """RETURNS None if the page's block has the shape of @got, else a report."""
+    templates = [template_rx(t) for t in s.vary]
+    # A `...` stands for lines a `show` filter cut: however many there were this time, none included.
+    want = [l for l in s.lines if l != "..."]
+    got = [l for l in got if l != "..."]
+    for i in range(max(len(want), len(got))):
+        w = want[i] if i < len(want) else "(no line)"
+        g = got[i] if i < len(got) else "(no line)"
+        why = line_matches(w, g, templates) if i < len(want) and i < len(got) else "one side ended"
+        if why:
+            ctx = "\n".join(f"      {l}" for l in got[max(0, i - 3):i + 4])
+            return (f"{s.where}: line {i + 1} of the block {why}:\n  page:   {w}\n  kernel: {g}\n"
+                    f"  the kernel's output around it:\n{ctx}")
+    return None
+
+
+def claims_broken(s, got):
+    """The claims of @s that no line of @got holds. RETURNS a list of reports."""
+    out = []
+    for c in s.claims:
+        rx, groups = template_rx(c)
+        ok = False
+        for line in got:
+            for m in rx.finditer(line):
+                if all(k != "num" or b is None or within(v, b) for v, (k, b) in zip(m.groups(), groups)):
+                    ok = True
+        if not ok:
+            out.append(f"{s.where}: the page claims `{c}`, but no line of the kernel's output holds it")
+    return out
+
+
+def write_page(page, text, sessions, results, force=False):
+    """Write the kernel's output into @page's sessions. A session whose block already has the shape
+    of this run (compare()) keeps its text unless @force: regenerating after a merge then changes
+    only what the kernel changed, and a run on a busy host does not rewrite every number."""
+    out, pos = [], 0
+    for s in sessions:
+        a, b = s.span
+        out.append(text[pos:a])
+        block = results[(s.page, s.index)]
+        if not force and compare(s, block) is None and not claims_broken(s, block):
+            out.append(text[a:b])
+        else:
+            out.append("\n".join(block) + "\n")
+        pos = b
+    out.append(text[pos:])
+    new = "".join(out)
+    if new != text:
+        with open(page + ".tmp", "w") as f:
+            f.write(new)
+        os.replace(page + ".tmp", page)
+        return True
+    return False
+
+
+def load(pages):
+    texts, sessions = {}, []
+    for p in pages:
+        texts[p], ss = read_sessions(p)
+        sessions += ss
+    return texts, sessions
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true")
+    mode.add_argument("--check", action="store_true")
+    mode.add_argument("--list", action="store_true")
+    ap.add_argument("--force", action="store_true",
+                    help="with --write: rewrite every session, also those whose shape did not change")
+    ap.add_argument("-j", "--jobs", type=int, default=1,
+                    help="boots run at once (default 1: the host is shared, and load changes what QEMU prints)")
+    ap.add_argument("pages", nargs="*")
+    args = ap.parse_args(argv)
+    pages = [os.path.abspath(p) for p in args.pages] or all_pages()
+    try:
+        texts, sessions = load(pages)
+        player = Player(sessions)
+        groups, host_only = player.plan()
+        if args.list:
+            for key, ss in groups:
+                print(f"boot {key}: {ss[0].make_run}")
+                for s in ss:
+                    print(f"    {s.where}: {len([i for i in s.inputs if i.startswith(PROMPT)])} typed")
+            for s in host_only:
+                print(f"host: {s.where}")
+            return 0
+        player.run(args.jobs)
+    except PageError as e:
+        print(f"transcripts: {e}", file=sys.stderr)
+        return 2
+    if args.check:
+        bad = player.judge()
+        for reps in bad.values():
+            for r in reps:
+                print(r, file=sys.stderr)
+        print(f"transcripts: {len(sessions) - len(bad)} of {len(sessions)} sessions have the kernel's shape")
+        return 1 if bad else 0
+    broken = [r for s in sessions for r in claims_broken(s, player.results[(s.page, s.index)])]
+    if args.write and broken:
+        # A run whose output breaks what the text says is most often a busy host's (a disk held past
+        # a time-out): play those boots again, twice at most, before writing what the text contradicts.
+        for _ in range(2):
+            groups, _ = player.plan()
+            again = [(k, ss) for k, ss in groups
+                     if any(claims_broken(s, player.results[(s.page, s.index)]) for s in ss)]
+            if not again:
+                break
+            print("transcripts: the text's claims fail for boot(s) " + ", ".join(k for k, _ in again)
+                  + "; playing them again", file=sys.stderr)
+            run_boots(again, lambda g: (g[1][0].make_run, g[1][0].assigns), lambda g: player.play_boot(*g), 1)
+        broken = [r for s in sessions for r in claims_broken(s, player.results[(s.page, s.index)])]
+    if args.write:
+        for p in pages:
+            ss = [s for s in sessions if s.page == p]
+            if ss and write_page(p, texts[p], ss, player.results, args.force):
+                print(f"transcripts: wrote {os.path.relpath(p, ROOT)}")
+        # What each session's commands took, for the course's time budget (tools/course/times.py).
+        os.makedirs(os.path.join(ROOT, "build", "course"), exist_ok=True)
+        with open(DURATIONS, "w") as f:
+            json.dump({f"{os.path.relpath(s.page, ROOT)}:{s.line}": round(player.durations.get((s.page, s.index), 0), 1)
+                       for s in sessions}, f, indent=1)
+        for r in broken:
+            print(r, file=sys.stderr)
+        if broken:
+            print("transcripts: the pages are written, but their text says what the kernel no longer "
+                  "prints: fix the text and its claim: lines", file=sys.stderr)
+        return 1 if broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
