@@ -243,6 +243,7 @@ void m3_line_irq(void)
 	if (dev_flood || dev_storm)
 		nvic_raise(M3_LINE);  /* the device asks again at once */
 	generic_handle_irq(M3_IRQ);
+	irq_template_interrupt_done();  /* this CPU ran: the defences' sign (port.h, irq_port_cpu_progress) */
 }
 
 void m3_fault(void);

@@ -126,6 +126,10 @@ DEFAULT_VARY = [
     "ON POLLING: {lost-while-expecting|lost-while-expecting,watch-found-lost}, watch {off|polled|watching}",
     ", watch {off|polled|watching} (finds by its polls",
     "/ # timed out",
+    # What the line's CPU did while the host ran other work (a stalled CPU is not a lost interrupt,
+    # docs/defences.md): late completions a CPU that was not running had pending.
+    "/ # late while the CPU did not run",
+    "its CPU # was found not running: # safety polls waited for it, # completions late while it did not run",
 ]
 DURATIONS = os.path.join(ROOT, "build", "course", "durations.json")
 QUIT = b"\x01x"   # Ctrl-A X: QEMU's monitor multiplexed on the serial console (-serial mon:stdio) quits
