@@ -517,6 +517,13 @@ void a64_irq(void)
 		/* -ENODEV or -EINVAL: the core ran no flow and sent no EOI, so end it here. */
 		if (generic_handle_irq(intid) != 0)
 			gic_end(intid);
+		/*
+		 * That interrupt is finished, its handlers ran: this CPU's count of
+		 * finished interrupts moves on, the defences' sign that it runs
+		 * (port.h, irq_port_cpu_progress). Once per acknowledged INTID, as
+		 * the timer's irq_template_timer_interrupt() counts its own.
+		 */
+		irq_template_interrupt_done();
 	}
 }
 

@@ -16,6 +16,7 @@
 #include "proof.h"
 
 #include <irq/policy.h>
+#include <irq/port.h>
 #include <irq/stats.h>
 
 /* Bounds of the scenario, in ms of guest time. */
@@ -244,17 +245,27 @@ static void case_flood(void)
 	struct irq_line_health h;
 	struct irq_line_stats st0, st1;
 	uint64_t start, t0;
-	unsigned int steps, waited;
+	unsigned int steps, waited, cpu;
+	uint32_t progress0, progress;
 
+	cpu = irq_port_cpu_id();
 	stats(&st0);
+	progress0 = irq_port_cpu_progress(cpu);
 	start = now_ms();
 	B->uart->flood_on();
 	steps = flood_steps(PROOF_WAIT_MS, true);
 	stats(&st1);
+	progress = irq_port_cpu_progress(cpu) - progress0;
 	health(&h);
 	proof_print("%s: flood: line off %d after %u ms, %u pushes, %llu interrupts, %llu unhandled\n", B->tag,
 		    h.flood_off, (unsigned int)(now_ms() - start), steps,
 		    (unsigned long long)(st1.delivered - st0.delivered), (unsigned long long)(st1.unhandled - st0.unhandled));
+	/*
+	 * The port's evidence that this CPU ran (port.h, irq_port_cpu_progress):
+	 * every interrupt it finished, the flood's among them, moved the count.
+	 */
+	proof_print("%s: progress: CPU %u finished %u interrupts while the line took %llu\n", B->tag, cpu,
+		    (unsigned int)progress, (unsigned long long)(st1.delivered - st0.delivered));
 	/* The device floods on; the line is off and polled, the program runs. */
 	st0 = st1;
 	t0 = now_ms();

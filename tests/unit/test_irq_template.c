@@ -161,7 +161,13 @@ static void run_plic(void)
 	PLIC_REG(0x200004 + 0x1000 * 3) = PLIC_SRC;
 	PLIC_REG(0x200004 + 0x1000 * 1) = 0;
 	plic_handled = 0;
-	irq_template_plic_interrupt();
+	{
+		uint32_t p0 = irq_port_cpu_progress(0), p1 = irq_port_cpu_progress(1);
+
+		irq_template_plic_interrupt();
+		expect(irq_port_cpu_progress(1) - p1 == plic_handled && plic_handled >= 1 && irq_port_cpu_progress(0) == p0,
+		       "PLIC interrupt counts each claim as a finished interrupt, on the claiming CPU only (irq_port_cpu_progress)");
+	}
 	expect(plic_handled >= 1 && plic_handled <= 16, "PLIC claim loop ran the handler, bounded");
 	expect(PLIC_REG(0x200004 + 0x1000 * 3) == PLIC_SRC && PLIC_REG(0x200004 + 0x1000 * 1) == 0,
 	       "PLIC completes to the claiming CPU's context only");

@@ -131,7 +131,8 @@ void irq_template_set_cpu_id(unsigned int (*cpu_id)(void));
 /*
  * irq_template_interrupt_done - this CPU has finished an interrupt: call it
  * at the end of every interrupt handler of yours, after generic_handle_irq()
- * (irq_template_timer_interrupt() calls it itself). It is the count
+ * (irq_template_timer_interrupt() and, per claim, plic_template.h's
+ * irq_template_plic_interrupt() call it themselves). It is the count
  * irq_port_cpu_progress() returns: the defences' sign that the CPU ran, so
  * that an interrupt late because the CPU did not run is not called lost
  * (docs/porting.md, "Evidence that a CPU ran"). Without the calls only the

@@ -259,5 +259,13 @@ void irq_template_plic_interrupt(void)
 		 */
 		if (line == PLIC_NO_LINE || generic_handle_irq(line) != 0)
 			plic_write(PLIC_CLAIM(ctx), src);
+		/*
+		 * That interrupt is finished, its handlers ran: this hart's count
+		 * of finished interrupts moves on (irq_port_cpu_progress, the
+		 * defences' sign that the hart ran; a release store after the
+		 * handlers' stores). Once per claim, so the count keeps up with
+		 * the lines' own counts however many claims one trap takes.
+		 */
+		irq_template_interrupt_done();
 	}
 }

@@ -85,7 +85,10 @@ int irq_template_plic_attach(unsigned int irq, unsigned int source, unsigned int
  * (machine: mcause 11; supervisor: scause 9): claim from this CPU's
  * context, run each source's line through generic_handle_irq(), complete
  * the claim itself only when the core took no line (no such line or no
- * chip), up to a bounded number of claims.
+ * chip), up to a bounded number of claims, and calls
+ * irq_template_interrupt_done() after each (the hart's finished
+ * interrupts, which irq_port_cpu_progress() returns), so a trap handler
+ * that hands its external interrupt here needs no call of its own.
  * CONTEXT: interrupt context (the trap handler), interrupts off.
  */
 void irq_template_plic_interrupt(void);
