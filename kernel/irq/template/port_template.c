@@ -750,8 +750,12 @@ void irq_template_timer_interrupt(void)
 
 /*
  * Interrupts each CPU has finished: irq_template_timer_interrupt() counts
- * its own, your other interrupt handlers call irq_template_interrupt_done()
- * after generic_handle_irq(). One writer per slot (its CPU, interrupts
+ * its own, plic_template.c's irq_template_plic_interrupt() each claim, your
+ * other interrupt handlers call irq_template_interrupt_done() after
+ * generic_handle_irq() (per interrupt taken, where one entry takes several
+ * from the controller: docs/porting.md, "Evidence that a CPU ran"), in the
+ * slot of irq_port_cpu_id(), so that number must be right first (supervisor
+ * mode: irq_template_set_cpu_id()). One writer per slot (its CPU, interrupts
  * off): a load and a release store, no read-modify-write. PORT: if your
  * kernel already counts finished interrupts per CPU, return that count in
  * irq_port_cpu_progress() and drop these.
