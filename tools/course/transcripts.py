@@ -27,10 +27,23 @@ starts with `session`:
 In the block, a line that starts with `$ ` is a command for the host's shell (bash, in the top of
 the tree); `$ make run ...` boots QEMU exactly as a student would (the Makefile's `make run`, its
 serial console on a pipe), and the lines that start with `irqkit> ` are typed into that kernel's
-shell, one after the other, each once the prompt came back. Every other line of the block is
-output, and is what this tool writes: the real output of each command, with the kernel's
-`[seconds]` stamps left out. A host shell variable set on a page (`$ D="-drive ..."`) holds for
-the rest of that page.
+shell, one after the other, each once the prompt came back. A line that starts with `(qemu) ` is
+a command for QEMU's monitor, which `make run` multiplexes on the same console: the tool presses
+Ctrl-A C, types the command and Enter, waits for the monitor's prompt and presses Ctrl-A C to come
+back, as a student does. Every other line of the block is output, and is what this tool writes:
+the real output of each command, with the kernel's `[seconds]` stamps left out. A host shell
+variable set on a page (`$ D="-drive ..."`) holds for the rest of that page.
+
+Keys: `(qemu) sendkey KEY` presses a key on the machine's PS/2 keyboard. A key that makes a
+character (a letter, a digit, `spc`, with `shift-`) puts it on the shell's line, where the kernel
+echoes it; the tool waits for that echo (for as long as `timeout (qemu) sendkey KEY:` says, 10 s
+by default, and goes on without it: a dead keyboard echoes nothing). The next `irqkit> ` line of
+the page shows the shell's whole line: when it begins with the characters the keys should have
+typed, the tool types only the rest (`(qemu) sendkey a`, then `irqkit> apic`: the tool types
+`pic` and Enter), as the student does, and at least one character (a bare Enter's echo cannot be
+told from the monitor's newlines). A key that did not arrive, or one that did where the page says
+the keyboard is dead (`irqkit> i8042` after `sendkey a`: the shell gets `ai8042`), leaves the
+kernel a different command, and the output shows it.
 
 The comment says, one per line:
 
@@ -41,7 +54,8 @@ The comment says, one per line:
                       session without one goes on in the boot it names. Without `boot:`, a
                       `make run` boots afresh and ends with its session.
   show CMD: REGEX     of the output of the command CMD (`CMD ...`: of every command that begins
-                      with CMD; `boot`: the boot log, shown only when asked for), keep the lines
+                      with CMD; `boot`: the boot log, shown only when asked for; `(qemu) CMD`: a
+                      monitor command and the kernel's messages while it waits), keep the lines
                       REGEX finds; each run of cut lines is one `...` line
   hide CMD: REGEX     of the output of CMD (as for show), cut the lines REGEX finds: messages that
                       come or not depending on the host's load (a driver's time-out under -icount
@@ -80,6 +94,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 PROMPT = "irqkit> "
 HOST = "$ "
+MONITOR = "(qemu) "
+MONITOR_SWITCH = b"\x01c"   # Ctrl-A C: the console's multiplexer (-serial mon:stdio) to the monitor and back
+KEY_ECHO_TIMEOUT = 10       # seconds of the host to wait for the echo of a key's character
 STAMP_RX = re.compile(r"^\[\s*\d+\.\d{6}\] ", re.M)
 ANSI_RX = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
 MARKER_RX = re.compile(r"<!--\s*session\b(?P<body>.*?)-->[ \t]*\n(?P<open>```console[^\n]*)\n(?P<block>.*?)^```[ \t]*$",
@@ -185,15 +202,15 @@ class Session:
             else:
                 self.timeout[arg.strip()] = float(val)
         self.lines = m.group("block").rstrip("\n").split("\n") if m.group("block").strip() else []
-        self.inputs = [l for l in self.lines if l.startswith(HOST) or l.startswith(PROMPT)]
+        self.inputs = [l for l in self.lines if l.startswith(HOST) or l.startswith(PROMPT) or l.startswith(MONITOR)]
         if not self.inputs:
             raise PageError(f"{self.where}: a session block with no `$ ` or `irqkit> ` line")
         self.make_run = next((l[len(HOST):] for l in self.inputs if re.match(r"\$ make run\b", l)), None)
-        if self.make_run is None and any(l.startswith(PROMPT) for l in self.inputs) and not self.boot:
+        if self.make_run is None and any(l.startswith((PROMPT, MONITOR)) for l in self.inputs) and not self.boot:
             raise PageError(f"{self.where}: typed commands but no `$ make run` and no `boot:` to go on in")
         first_run = next((i for i, l in enumerate(self.inputs) if re.match(r"\$ make run\b", l)), None)
-        if first_run is not None and any(l.startswith(PROMPT) for l in self.inputs[:first_run]):
-            raise PageError(f"{self.where}: `irqkit> ` lines before the `$ make run` of the block")
+        if first_run is not None and any(l.startswith((PROMPT, MONITOR)) for l in self.inputs[:first_run]):
+            raise PageError(f"{self.where}: `irqkit> ` or `(qemu) ` lines before the `$ make run` of the block")
 
     def for_cmd(self, table, cmd, default=None):
         """The entry of @table for @cmd: the key that is @cmd itself, else the longest key `PREFIX ...`
@@ -255,6 +272,7 @@ class Boot:
                                      env=clean_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         self.buf = ""
+        self.keyed = ""     # what the PS/2 keys typed into the shell's line since its last Enter
         self.lock = threading.Condition()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -302,10 +320,24 @@ class Boot:
 
     def type(self, cmd, timeout, wait=None):
         """Type @cmd; RETURNS its output (the kernel's messages that came before the prompt after it,
-        and until @wait was seen, included)."""
+        and until @wait was seen, included). When the keys of a `sendkey` put the start of @cmd on
+        the shell's line already, only the rest is typed."""
         start = len(self.buf)
-        self.send(cmd.encode() + b"\r")
-        echo = self.wait_for(re.escape(cmd) + r"\n", start, 20, f"the echo of `{cmd}`")
+        keyed, self.keyed = self.keyed, ""
+        send = cmd[len(keyed):] if keyed and cmd.startswith(keyed) else cmd
+        if not send:
+            # Enter alone: its echo is a bare newline, which the monitor's and the kernel's own ones
+            # make ambiguous in the console; the page types at least one character after the keys.
+            raise PageError(f"`{cmd}` is only what the keys typed: type at least one character after them")
+        self.send(send.encode() + b"\r")
+        if send is cmd:
+            echo = self.wait_for(re.escape(cmd) + r"\n", start, 20, f"the echo of `{cmd}`")
+        else:
+            # The line the keys began: it ends with what was typed now (the keys' echo is before @start),
+            # and is no message of the kernel's.
+            line0 = self.buf.rfind("\n", 0, start) + 1
+            echo = self.wait_for(r"^(?!\[\s*\d+\.\d{6}\] )[^\n]*?" + re.escape(send) + r"\n", line0, 20,
+                                 f"the echo of `{send}` after the keys' `{keyed}`")
         # The kernel's messages since the last prompt (the previous command's): only stamped lines,
         # not the prompt drawn again nor the echo of what was typed so far.
         between = "".join(l for l in self.buf[self.pos:echo.start()].splitlines(True) if STAMP_RX.match(l))
@@ -319,6 +351,43 @@ class Boot:
             if eol > self.pos:   # the lines up to the one that matched; what follows is the next command's
                 out += "".join(l for l in self.buf[self.pos:eol].splitlines(True) if STAMP_RX.match(l))
                 self.pos = eol
+        return between, out
+
+    def monitor(self, cmd, timeout, wait=None):
+        """Type @cmd at QEMU's monitor: Ctrl-A C, the command, Enter, Ctrl-A C back to the kernel.
+        For a `sendkey` whose key makes a character, wait up to @timeout for the kernel's echo of
+        it, and remember the character: type() leaves it out of a command that begins with it.
+        RETURNS (the kernel's messages since the previous command, the monitor's output and the
+        kernel's messages until the echo or @wait)."""
+        mark = len(self.buf)
+        between = "".join(l for l in self.buf[self.pos:mark].splitlines(True) if STAMP_RX.match(l))
+        self.send(MONITOR_SWITCH)
+        ready = self.wait_for(re.escape(MONITOR), mark, 20, "QEMU's monitor prompt (Ctrl-A C)")
+        self.send(cmd.encode() + b"\r")
+        # The monitor's line editor draws the line again at each character; the last drawing, then Enter.
+        echo = self.wait_for(re.escape(cmd) + r"(?:\x1b\[K)?\n", ready.end(), 20, f"the monitor's echo of `{cmd}`")
+        done = self.wait_for(re.escape(MONITOR), echo.end(), 20, f"the monitor's prompt after `{cmd}`")
+        out = self.buf[echo.end():done.start()]
+        self.send(MONITOR_SWITCH)
+        pos = done.end()
+        chars = key_chars(cmd)
+        if chars:
+            deadline = time.monotonic() + timeout
+            with self.lock:
+                while not keys_echoed(self.buf[done.end():], chars) and time.monotonic() < deadline:
+                    self.lock.wait(0.1)
+            # What the keys should have typed, whether it came or not: a page line that begins with it
+            # is typed without it, so a key that never arrived leaves the shell a different command.
+            self.keyed += chars
+            with self.lock:
+                # Up to the last whole line: a message still being written is the next command's.
+                pos = max(done.end(), self.buf.rfind("\n") + 1)
+        if wait is not None:
+            w = self.wait_for(f"(?:{wait.pattern})[^\n]*\n", done.end(), timeout, f"/{wait.pattern}/ after `{cmd}`")
+            pos = max(pos, self.line_end(w))
+        # The kernel's messages meanwhile (not its echo of the keys, nor the prompt it draws again).
+        out += "".join(l for l in self.buf[done.end():pos].splitlines(True) if STAMP_RX.match(l))
+        self.pos = pos
         return between, out
 
     def line_end(self, m):
@@ -339,6 +408,35 @@ class Boot:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(10)
         self.reader.join(5)
+
+
+# The characters of keys `sendkey` names (QEMU's key names), as irqkit's US map gives them.
+KEY_NAMES = {"spc": " ", "minus": "-", "equal": "=", "dot": ".", "comma": ",", "slash": "/",
+             "semicolon": ";", "apostrophe": "'", "bracket_left": "[", "bracket_right": "]",
+             "backslash": "\\", "grave_accent": "`"}
+
+
+def key_chars(cmd):
+    """The characters the monitor command @cmd types on the shell's line: `sendkey a` gives "a",
+    `sendkey shift-a` "A"; keys that make no character (Enter, Ctrl-..., arrows) give ""."""
+    m = re.fullmatch(r"sendkey (\S+)(?: \d+)?", cmd.strip())
+    if not m:
+        return ""
+    *mods, key = m.group(1).split("-")
+    if any(x not in ("shift", "shift_r") for x in mods):
+        return ""
+    ch = KEY_NAMES.get(key, key if re.fullmatch(r"[a-z0-9]", key) else "")
+    return ch.upper() if mods and ch.isalpha() else ("" if mods and not ch.isalpha() else ch)
+
+
+def keys_echoed(text, chars):
+    """Whether @text, the console after the monitor's prompt, holds the kernel's echo of @chars: the
+    kernel's messages (whole or partly written), its prompt drawn again and terminal escapes left out."""
+    t = ANSI_RX.sub("", text).replace("\r", "")
+    t = re.sub(r"\[\s*\d+\.\d{6}\] [^\n]*(?:\n|$)", "", t)
+    t = re.sub(r"\[[\d. ]*\]?$", "", t)
+    t = t.replace(PROMPT, "\n").replace(MONITOR, "\n")
+    return any(chars in line for line in t.split("\n"))
 
 
 def image_files(cmd, assigns):
@@ -506,6 +604,10 @@ class Player:
                         cmd = inp[len(PROMPT):]
                         outs.setdefault("typed", []).append(
                             (inp, boot.type(cmd, s.for_cmd(s.timeout, cmd, CMD_TIMEOUT), s.for_cmd(s.wait, cmd))))
+                    elif inp.startswith(MONITOR):
+                        outs.setdefault("typed", []).append(
+                            (inp, boot.monitor(inp[len(MONITOR):], s.for_cmd(s.timeout, inp, KEY_ECHO_TIMEOUT),
+                                               s.for_cmd(s.wait, inp))))
                 self.results[(s.page, s.index)] = self.render(s, boot, outs)
                 self.durations[(s.page, s.index)] = time.monotonic() - began
         finally:
@@ -516,14 +618,15 @@ class Player:
     def render(self, s, boot, outs):
         lines, typed, prev = [], list(outs.get("typed", [])), None
         for inp in s.inputs:
-            if inp.startswith(PROMPT):
+            if inp.startswith((PROMPT, MONITOR)):
                 _, (between, out) = typed.pop(0)
                 if prev is not None and between.strip():
                     lines += filtered(console_lines(between), s.for_cmd(s.show, prev), s.for_cmd(s.hide, prev))
                 lines.append(inp)
-                cmd = inp[len(PROMPT):]
+                # show/hide of a monitor command are keyed by its whole line, `(qemu) sendkey a`.
+                cmd = inp[len(PROMPT):] if inp.startswith(PROMPT) else inp
                 lines += filtered(console_lines(out), s.for_cmd(s.show, cmd), s.for_cmd(s.hide, cmd))
-                prev = inp[len(PROMPT):]
+                prev = cmd
             elif re.match(r"\$ make run\b", inp):
                 lines.append(inp)
                 if "boot" in s.show and boot is not None:
