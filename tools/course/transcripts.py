@@ -63,6 +63,9 @@ The comment says, one per line:
   wait CMD: REGEX     after CMD's prompt came back, wait until REGEX appears in the console (the
                       kernel's messages that come meanwhile are CMD's output)
   timeout CMD: S      how long CMD (or `boot`) may take, in seconds of the host (default 60 / 120)
+  pace CMD:           type the command after CMD only once CMD's prompt came back, at a person's
+                      pace, not ahead (Player.play_boot): where the typing of the next command is
+                      what CMD records (`trace start 4` traces the serial line's interrupts)
   vary: TEMPLATE      numbers that differ from run to run: the template is output text with `#`
                       for each such number (decimal, 0x-hex, or a hex word such as a hash), or
                       `#{LO..HI}` for a decimal one that must lie within bounds, and `{A|B}` where
@@ -175,13 +178,13 @@ class Session:
         self.line = text.count("\n", 0, m.start()) + 1
         self.where = f"{os.path.relpath(page, ROOT)}:{self.line}"
         self.boot = None
-        self.show, self.hide, self.wait, self.timeout = {}, {}, {}, {}
+        self.show, self.hide, self.wait, self.timeout, self.pace = {}, {}, {}, {}, {}
         self.vary, self.claims = list(DEFAULT_VARY), []
         for raw in m.group("body").strip().split("\n"):
             raw = raw.strip()
             if not raw:
                 continue
-            km = re.match(r"(boot|show|hide|wait|timeout|vary|claim)(?: (.+?))?:(?: (.*))?$", raw)
+            km = re.match(r"(boot|show|hide|wait|timeout|pace|vary|claim)(?: (.+?))?:(?: (.*))?$", raw)
             if not km:
                 raise PageError(f"{self.where}: session comment line not understood: {raw!r}")
             key, arg, val = km.group(1), km.group(2), km.group(3) or ""
@@ -199,6 +202,8 @@ class Session:
                 self.hide[arg.strip()] = re.compile(val)
             elif key == "wait":
                 self.wait[arg.strip()] = re.compile(val, re.M)
+            elif key == "pace":
+                self.pace[arg.strip()] = True
             else:
                 self.timeout[arg.strip()] = float(val)
         self.lines = m.group("block").rstrip("\n").split("\n") if m.group("block").strip() else []
@@ -318,18 +323,22 @@ class Boot:
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
 
-    def type(self, cmd, timeout, wait=None):
+    def type(self, cmd, timeout, wait=None, sent=False, ahead=None):
         """Type @cmd; RETURNS its output (the kernel's messages that came before the prompt after it,
         and until @wait was seen, included). When the keys of a `sendkey` put the start of @cmd on
-        the shell's line already, only the rest is typed."""
-        start = len(self.buf)
+        the shell's line already, only the rest is typed. @sent: type() typed it ahead already.
+        @ahead: the command to type next, as soon as the kernel has taken this one (its echo came):
+        it waits in the kernel's input queue, and the shell takes it the moment this one is done,
+        so no time of the machine passes between the two (see Player.play_boot)."""
+        start = self.pos if sent else len(self.buf)
         keyed, self.keyed = self.keyed, ""
         send = cmd[len(keyed):] if keyed and cmd.startswith(keyed) else cmd
         if not send:
             # Enter alone: its echo is a bare newline, which the monitor's and the kernel's own ones
             # make ambiguous in the console; the page types at least one character after the keys.
             raise PageError(f"`{cmd}` is only what the keys typed: type at least one character after them")
-        self.send(send.encode() + b"\r")
+        if not sent:
+            self.send(send.encode() + b"\r")
         if send is cmd:
             echo = self.wait_for(re.escape(cmd) + r"\n", start, 20, f"the echo of `{cmd}`")
         else:
@@ -341,6 +350,8 @@ class Boot:
         # The kernel's messages since the last prompt (the previous command's): only stamped lines,
         # not the prompt drawn again nor the echo of what was typed so far.
         between = "".join(l for l in self.buf[self.pos:echo.start()].splitlines(True) if STAMP_RX.match(l))
+        if ahead is not None:
+            self.send(ahead.encode() + b"\r")
         done = self.wait_for(re.escape(PROMPT), echo.end(), timeout, f"the prompt after `{cmd}`")
         out = self.buf[echo.end():done.start()]
         self.pos = done.end()
@@ -589,12 +600,24 @@ class Player:
         return bad
 
     def play_boot(self, key, sessions):
+        """Play the sessions of one boot. Each command of the shell is typed ahead: as soon as the
+        kernel has taken the one before (its echo came back), not when that one's prompt returns.
+        Under -icount the machine's clock would otherwise run on while it waits for the host to
+        type (with sleep=off it jumps from one timer to the next at once, ten times as fast as
+        the host's clock or more), and what the next command shows would depend on how busy the
+        host is: how many re-enable tests of a storm, how long a line was on polling. Typed ahead,
+        the commands run back to back in the machine's time. Not ahead of a command whose output
+        a `wait` extends or that the page paces (`pace CMD:`), nor of a monitor command or the keys
+        it types: those wait for the host."""
         t = time.monotonic()
         boot = None
+        flat = [inp for s in sessions for inp in s.inputs]
+        sent_ahead, i = set(), -1
         try:
             for s in sessions:
                 outs, began = {}, time.monotonic()
                 for inp in s.inputs:
+                    i += 1
                     if re.match(r"\$ make run\b", inp):
                         if boot is None:
                             boot = Boot(key, s.make_run, s.assigns, s.where,
@@ -602,8 +625,15 @@ class Player:
                         outs[inp] = (boot, None)
                     elif inp.startswith(PROMPT):
                         cmd = inp[len(PROMPT):]
+                        nxt = flat[i + 1] if i + 1 < len(flat) else None
+                        ahead = None
+                        if nxt and nxt.startswith(PROMPT) and s.for_cmd(s.wait, cmd) is None and \
+                                not s.for_cmd(s.pace, cmd) and not boot.keyed:
+                            ahead = nxt[len(PROMPT):]
+                            sent_ahead.add(i + 1)
                         outs.setdefault("typed", []).append(
-                            (inp, boot.type(cmd, s.for_cmd(s.timeout, cmd, CMD_TIMEOUT), s.for_cmd(s.wait, cmd))))
+                            (inp, boot.type(cmd, s.for_cmd(s.timeout, cmd, CMD_TIMEOUT), s.for_cmd(s.wait, cmd),
+                                            sent=i in sent_ahead, ahead=ahead)))
                     elif inp.startswith(MONITOR):
                         outs.setdefault("typed", []).append(
                             (inp, boot.monitor(inp[len(MONITOR):], s.for_cmd(s.timeout, inp, KEY_ECHO_TIMEOUT),
