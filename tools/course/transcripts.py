@@ -57,9 +57,7 @@ The comment says, one per line:
                       with CMD; `boot`: the boot log, shown only when asked for; `(qemu) CMD`: a
                       monitor command and the kernel's messages while it waits), keep the lines
                       REGEX finds; each run of cut lines is one `...` line
-  hide CMD: REGEX     of the output of CMD (as for show), cut the lines REGEX finds: messages that
-                      come or not depending on the host's load (a driver's time-out under -icount
-                      when the host's disk was slow)
+  hide CMD: REGEX     of the output of CMD (as for show), cut the lines REGEX finds
   wait CMD: REGEX     after CMD's prompt came back, wait until REGEX appears in the console (the
                       kernel's messages that come meanwhile are CMD's output)
   timeout CMD: S      how long CMD (or `boot`) may take, in seconds of the host (default 60 / 120)
@@ -69,7 +67,7 @@ The comment says, one per line:
   vary: TEMPLATE      numbers that differ from run to run: the template is output text with `#`
                       for each such number (decimal, 0x-hex, or a hex word such as a hash), or
                       `#{LO..HI}` for a decimal one that must lie within bounds, and `{A|B}` where
-                      either text may stand (a busy host turns "lost" into "timed out");
+                      either text may stand (the tick on the LAPIC timer or, on a busy host, the PIT);
                       every other number of the block must come back exactly
   claim: TEMPLATE     what the page's text says about this output (a template as for vary:): some
                       line of the output must hold it, when the page is written and when it is
@@ -139,13 +137,6 @@ DEFAULT_VARY = [
     "{0x34|0x24}    irq 4 #",
     " {2|0} # # 0 0 0  {IO-APIC|XT-PIC}  edge  edge               timer(#)",
     "{0x32|0x20}    irq {2|0} #",
-    # A busy host can hold QEMU's disk past the driver's 250 ms time-out: the same loss then reads
-    # "timed out", and the driver's time-out arms IRQ watching on the disk's action too.
-    "expected interrupt {lost, completion found by polling|timed out}: polled while expected",
-    "ON POLLING ({lost-while-expecting|lost-while-expecting,watch-found-lost})",
-    "ON POLLING: {lost-while-expecting|lost-while-expecting,watch-found-lost}, watch {off|polled|watching}",
-    ", watch {off|polled|watching} (finds by its polls",
-    "/ # timed out",
 ]
 DURATIONS = os.path.join(ROOT, "build", "course", "durations.json")
 QUIT = b"\x01x"   # Ctrl-A X: QEMU's monitor multiplexed on the serial console (-serial mon:stdio) quits
