@@ -4,6 +4,7 @@
 #   make run        build and boot the ISO in QEMU, serial console on this terminal
 #   make debug      QEMU paused with a gdb stub; prints the gdb command line
 #   make test       every test: unit, fuzz, docs, cross builds, QEMU and Bochs boot tests
+#   make test-loaded  the QEMU tests beside one busy loop per core (tools/loaded.sh)
 #   make bench      benchmarks (instruction counts, guest-time figures); prints figures
 #   make cross      kernel/irq + timer wheel for Cortex-M3 and RV64: sizes, a run on QEMU's M3
 #   make layers     kernel/irq's files in layers: graph, circles, check (report only, for now)
@@ -71,7 +72,7 @@ HOST_LDLIBS   := -lcmocka -lpthread
 all: kernel iso
 
 help:
-	@sed -n '3,12p' Makefile
+	@sed -n '3,13p' Makefile
 
 deps:
 	@sh tools/deps.sh
@@ -222,6 +223,16 @@ test-matrix: all
 .PHONY: test-race
 test-race: all $(BUILD)/host/vcpuwatch.so
 	cd tests/qemu && IRQKIT_RACE=full $(PYTHON) -m pytest -q -rfE test_smp_race.py $(PYTEST_ARGS)
+
+# The tests beside busy loops (tools/loaded.sh; issue 28): LOADED_TARGET (default qemu-test; `test`
+# for everything) runs beside LOADED_N busy loops (default one per host core), which stop when it
+# ends. Every test that judges time must pass so: it runs under -icount or judges with host
+# evidence (tools/vcpuwatch). The load average before and after is printed.
+LOADED_N ?=
+LOADED_TARGET ?= qemu-test
+.PHONY: test-loaded
+test-loaded: all $(BUILD)/host/vcpuwatch.so
+	tools/loaded.sh $(if $(LOADED_N),-n $(LOADED_N)) $(MAKE) --no-print-directory $(LOADED_TARGET)
 
 # Bochs 2.7, a second PC model (tests/bochs; three boots, about 35 s).
 .PHONY: test-bochs

@@ -115,6 +115,9 @@ static void print_health(void)
 			cprintf("  line %u: the tick looked at its verified expects %llu times, %llu found one past its safety delay; poll-timer expiries %llu, %llu of them polled nothing\n",
 				irq, (unsigned long long)h.tick_looks, (unsigned long long)h.tick_polls,
 				(unsigned long long)(h.polls + h.poll_skips), (unsigned long long)h.poll_skips);
+		if (h.tick_stall_waits || h.stalled)
+			cprintf("  line %u: its CPU %u was found not running: %llu safety polls waited for it, %llu completions late while it did not run (not judged)\n",
+				irq, h.cpu, (unsigned long long)h.tick_stall_waits, (unsigned long long)h.stalled);
 		if (h.poll_busy || h.poll_raced)
 			cprintf("  line %u: poll against interrupt: %llu polls found the handlers running, %llu interrupts came during a poll and were replayed\n",
 				irq, (unsigned long long)h.poll_busy, (unsigned long long)h.poll_raced);
@@ -125,7 +128,7 @@ static void print_health(void)
 		for (unsigned int i = 0; irq_get_action_health(irq, i, &a) == 0; i++) {
 			if (!a.causes && !a.tokens && strcmp(a.watch, "off") == 0 && !a.watch_late && !a.watch_polled)
 				continue;
-			cprintf("  line %u %s: %s%s%swatch %s (finds by its polls: %llu late, %llu polled, %u awaiting, %llu beat a pending interrupt), expect tokens %u (%u verified), completions %llu by irq / %llu by polling (%llu late, %llu unsure, %llu beat a pending interrupt) / %llu timed out\n",
+			cprintf("  line %u %s: %s%s%swatch %s (finds by its polls: %llu late, %llu polled, %u awaiting, %llu beat a pending interrupt), expect tokens %u (%u verified), completions %llu by irq / %llu by polling (%llu late, %llu unsure, %llu beat a pending interrupt) / %llu timed out / %llu late while the CPU did not run\n",
 				irq, a.name, a.causes ? "ON POLLING: " : "",
 				a.causes ? irq_health_cause_string(a.causes, why, sizeof(why)) : "", a.causes ? ", " : "",
 				a.watch, (unsigned long long)a.watch_late, (unsigned long long)a.watch_polled,
@@ -133,7 +136,8 @@ static void print_health(void)
 				(unsigned long long)a.completions_irq, (unsigned long long)a.completions_polled,
 				(unsigned long long)a.completions_late, (unsigned long long)a.completions_unsure,
 				(unsigned long long)a.completions_beat,
-				(unsigned long long)a.timeouts);
+				(unsigned long long)a.timeouts,
+				(unsigned long long)(a.completions_stalled + a.watch_stalled));
 		}
 	}
 	if (!unhealthy)

@@ -473,7 +473,7 @@ static void setup_clockevent(void)
 	}
 	err = ioapic_setup_line((unsigned int)gsi, IRQ_TYPE_EDGE_RISING);
 	if (!err)
-		err = request_irq((unsigned int)gsi, hpet_interrupt, IRQF_TRIGGER_RISING, "hpet", &hpet_clockevent);
+		err = request_irq((unsigned int)gsi, hpet_interrupt, IRQF_TRIGGER_RISING | IRQF_TIMER, "hpet", &hpet_clockevent);
 	if (err) {
 		pr_warn("HPET: cannot take GSI %d for timer %d: %s; no clock event\n", gsi, timer, errno_name(err));
 		goto fail;

@@ -115,4 +115,24 @@ void irq_port_cpu_relax(void)
 }
 
 /* irq_port_cpu_id() is inline in <irq_port_host.h>: smp.c's CPU number (COMMON.md, decision 3). */
+
+/*
+ * The CPU's finished interrupts: cpu_data.interrupts, which smp_irq_exit()
+ * (asm/smp.h) advances at the end of every interrupt, after its handlers -
+ * the tick's included (each AP's LAPIC timer runs periodic at hz=, idle or
+ * not; CPU 0's tick may stop in idle, but the poll timers run there). Its
+ * low 32-bit word, loaded whole with acquire order: it pairs with the
+ * release fence in smp_irq_exit(), so what that interrupt's handlers
+ * counted (the line's unclaimed interrupts) is seen with it. No new work
+ * on the interrupt path: the count existed (and moved from the entry to
+ * the exit). A CPU number past the table (a core bug) reads 0: no
+ * progress, so no lost verdict from it, never memory outside the table.
+ */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "irq_port_cpu_progress reads the low word first");
+uint32_t irq_port_cpu_progress(unsigned int cpu)
+{
+	if (cpu >= SMP_MAX_CPUS)
+		return 0;
+	return __atomic_load_n((const volatile uint32_t *)&cpu_data[cpu].interrupts, __ATOMIC_ACQUIRE);
+}
 _Static_assert(SMP_MAX_CPUS <= IRQ_NR_CPUS, "kernel/irq keeps per-CPU data for fewer CPUs than smp.c starts");

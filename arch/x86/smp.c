@@ -161,7 +161,6 @@ void smp_irq_enter(unsigned int vector)
 	uint64_t since = c->idle_since;
 
 	c->irq_depth++;
-	c->interrupts++;
 	if (vector < X86_NR_VECTORS)
 		vector_counts[c->cpu][vector]++;
 	if (since) {

@@ -288,7 +288,7 @@ void x86_time_init(uint32_t hz)
 	} else {
 		pr_warn("time: TSC calibration failed; time comes from ticks only\n");
 	}
-	err = request_irq(line, pit_interrupt, IRQF_TRIGGER_RISING, "timer", &pit_clockevent);
+	err = request_irq(line, pit_interrupt, IRQF_TRIGGER_RISING | IRQF_TIMER, "timer", &pit_clockevent);
 	if (err)
 		panic("x86_time_init: cannot get the timer's IRQ %u: %s", line, errno_name(err));
 	clockevent_register(&pit_clockevent);

@@ -262,7 +262,10 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 {
 	struct irq_desc *desc = irq_to_desc(irq);
 	const struct irq_defence_line *def;
+	const struct irqaction *a;
+	const struct irq_expect *e;
 	unsigned long flags;
+	unsigned int i, n;
 
 	if (!desc || !out)
 		return -IRQ_EINVAL;
@@ -281,6 +284,8 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 		.poll_skips = def->poll_skips,
 		.tick_looks = def->tick_looks,
 		.tick_polls = def->tick_polls,
+		.tick_stall_waits = def->tick_stall_waits,
+		.cpu = __irq_line_cpu(desc),
 		.poll_runs = __irq_stat_sum(desc, IRQ_STAT_POLLED),
 		.poll_found = def->polled_claims,
 		.poll_beat = def->poll_beat,
@@ -292,6 +297,11 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 		.nr_actions = desc->nr_actions,
 	};
 	out->causes = __irq_line_causes(desc, &out->since_ns, &out->polled_completions);
+	for (a = desc->action, i = 0; a && i < IRQ_MAX_SHARED; a = a->next, i++) {
+		out->stalled += a->watch.stalled_since_boot;
+		for (e = a->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
+			out->stalled += e->completions_stalled;
+	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	return 0;
 }
@@ -336,6 +346,7 @@ int irq_get_action_health(unsigned int irq, unsigned int index, struct irq_actio
 			.watch_beat = a->watch.beat_since_boot,
 			.watch_polled = a->watch.polled_since_boot,
 			.watch_pending = a->watch.late_pending,
+			.watch_stalled = a->watch.stalled_since_boot,
 		};
 		for (e = a->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++) {
 			out->tokens++;
@@ -346,6 +357,8 @@ int irq_get_action_health(unsigned int irq, unsigned int index, struct irq_actio
 			out->completions_late += e->completions_late;
 			out->completions_unsure += e->completions_unsure;
 			out->completions_beat += e->completions_beat;
+			out->completions_stalled += e->completions_stalled;
+			out->safety_waits += e->gate_waits;
 		}
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
@@ -413,6 +426,11 @@ unsigned int irq_health_report(void)
 			irq_port_log(IRQ_LOG_WARN, "irq health: line %u polled every %llu ms (irqpoll on the command line)\n",
 				     irq, irq_log_ms(irq_policy()->irqpoll_interval_ns));
 	}
+	/* Lines whose CPU was found not running: late interrupts, not judged (stall.c), said once each. */
+	for (irq = 0; !IRQ_MINIMAL && irq < IRQ_NR_LINES; irq++)
+		if (!irq_get_line_health(irq, &lh) && lh.nr_actions && lh.stalled)
+			irq_port_log(IRQ_LOG_INFO, "irq health: line %u: %llu completions found while CPU %u was not running: late, not judged\n",
+				     irq, (unsigned long long)lh.stalled, lh.cpu);
 	if (!irq_defences_active())
 		irq_port_log(IRQ_LOG_WARN, "irq health: defences off (noirqdebug or not started): lost or flooding interrupts go unnoticed\n");
 	else if (!listed)

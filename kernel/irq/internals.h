@@ -162,6 +162,7 @@ struct irq_flood_segment {
 	uint32_t quick_window_ns;    /* storm_window_ns, for starting the next window quickly (0: too long, full path) */
 	uint32_t quick_samples;      /* the sample count at which the segment is judged */
 	uint32_t quick_claimed;      /* the storm window's count at which the full path looks (UINT32_MAX: no storms) */
+	uint32_t quick_claimed_fresh; /* the same for a window the quick path starts (the CPU-time test not begun) */
 	uint32_t quick_gen;          /* __irq_switches.gen they were worked out at (a profile change redoes them) */
 };
 
@@ -192,6 +193,19 @@ struct irq_defence_line {
 	uint64_t storm_win_start_ns;
 	uint32_t storm_win_irqs;       /* interrupts in the window, claimed or not (the bound counts these) */
 	uint32_t storm_win_claimed;    /* of them, claimed (for the report) */
+	/*
+	 * The CPU-time test of claimed storms (spurious.c, storm_cpu_pct):
+	 * irq_storm_timed_flow stands in for the line's flow while a window's
+	 * runs are timed. storm_cpu_state and the fields the stand-in writes
+	 * are atomics (it runs after the run's owner let go of the line).
+	 */
+	irq_flow_handler_t storm_flow;  /* the line's own flow while timed */
+	uint32_t storm_cpu_state;       /* enum irq_storm_cpu_state, this window */
+	uint32_t storm_timed_left;      /* runs still to time */
+	uint32_t storm_run_min_ns;      /* the shortest timed run so far (UINT32_MAX: none) */
+	uint32_t storm_cpu_limit;       /* the window's count at which its runs take storm_cpu_pct of it (0: not known) */
+	uint32_t storm_cpu_pct_seen;    /* the share of a CPU the tripping window's runs took (for the message) */
+	uint32_t storms_by_cpu;         /* claimed storms judged by the CPU time (since boot) */
 	uint64_t poll_at_ns;           /* when the poll timer is armed for (0: not armed) */
 	uint64_t poll_late_ns;         /* how late its callbacks run after that, on average (poll.c) */
 	/* The same for expect_irq's lock-free path, in one 32-bit word that
@@ -235,6 +249,10 @@ struct irq_defence_line {
 	uint64_t tick_due_ns;
 	uint64_t tick_looks;
 	uint64_t tick_polls;
+	/* Of the tick's looks, those that put a due safety poll off: the line's CPU had not run (stall_gate). */
+	uint64_t tick_stall_waits;
+	/* The poll timer's current expiry came stall_ns late or more (poll.c; stall.c's marks read it). */
+	bool poll_fired_late;
 	/* The poll timer's poll runs and reschedules the timer when it is over,
 	 * so an expect_irq from its handlers need not (expect.c). */
 	bool timer_poll_running;
@@ -848,6 +866,36 @@ void __irq_watch_stop(struct irq_desc *desc, struct irqaction *action);
  */
 void __irq_watch_unclaimed(struct irq_desc *desc, uint64_t now);
 
+/* ---- stall.c: evidence that a CPU ran ------------------------------------ */
+
+/*
+ * __irq_line_cpu - the CPU line @desc's interrupts go to: the lowest CPU of
+ * its affinity mask, CPU 0 while none was set (arch/x86's chips deliver
+ * to the first CPU of the mask; irqchip.h). Lock held.
+ */
+unsigned int __irq_line_cpu(const struct irq_desc *desc);
+
+/* __irq_cpu_mark - where the line's CPU stands at @now (a poll found work, a safety poll came due). Lock held. */
+void __irq_cpu_mark(struct irq_desc *desc, struct irq_cpu_mark *m, uint64_t now);
+
+/*
+ * __irq_cpu_ran - whether the CPU of @m has run since @m enough for a lost
+ * verdict: finished stall_ran_irqs interrupts (1 asked on it of a mark
+ * taken on it; one more after a late poll). True in profiles without the
+ * test. Lock held (the ordering: stall.c).
+ */
+bool __irq_cpu_ran(const struct irq_cpu_mark *m);
+
+/*
+ * __irq_cpu_stalled - whether the CPU of @m was not running: it finished no
+ * interrupt in stall_ns since @m, or @m was taken by a poll timer that
+ * fired that late. Lock held.
+ */
+bool __irq_cpu_stalled(const struct irq_cpu_mark *m, uint64_t now);
+
+/* __irq_cpu_finished - how many interrupts the CPU of @m has finished since @m. Lock held. */
+uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m);
+
 /* ---- poll.c -------------------------------------------------------------- */
 
 /*
@@ -969,6 +1017,9 @@ static inline unsigned long long irq_log_ms(uint64_t ns)
 
 /* irq_action_find - the action of @desc registered with @dev_id, or NULL. Lock held. */
 struct irqaction *__irq_action_find(struct irq_desc *desc, void *dev_id);
+
+/* irq_storm_flow_of - @flow, or the flow it stands in for while the line's runs are timed (spurious.c). */
+irq_flow_handler_t irq_storm_flow_of(const struct irq_desc *desc, irq_flow_handler_t flow);
 
 /* ---- stats.c ------------------------------------------------------------- */
 

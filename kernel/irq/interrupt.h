@@ -54,6 +54,7 @@ typedef enum irq_storm_answer (*irq_storm_handler_t)(unsigned int irq, void *dev
 
 /* request_irq() flags. */
 #define IRQF_SHARED          0x0001u  /* line may be shared with other actions */
+#define IRQF_TIMER           0x0002u  /* the kernel's clock: never throttled as a storm for the CPU time it takes (its handler runs the timers, the defences' polls among them) */
 #define IRQF_TRIGGER_RISING  0x0010u  /* edge, low to high */
 #define IRQF_TRIGGER_FALLING 0x0020u  /* edge, high to low */
 #define IRQF_TRIGGER_HIGH    0x0040u  /* level, active high */
@@ -87,6 +88,35 @@ struct irq_health_episode {
 };
 
 /*
+ * struct irq_cpu_mark - where the CPU a line is routed to stood when a poll
+ * found work on the line, for the verdict on it (kernel/irq/stall.c: a
+ * stalled CPU is not a lost interrupt). Private; under the line's lock.
+ */
+struct irq_cpu_mark {
+	uint64_t at_ns;            /* when it was taken */
+	uint32_t progress;         /* irq_port_cpu_progress(cpu) then */
+	uint16_t cpu;              /* the line's CPU then */
+	bool here;                 /* taken on that CPU itself */
+	bool late_poll;            /* by a poll timer that fired stall_ns late or more: that CPU had not been running */
+};
+
+/*
+ * struct irq_claim - completions of one expect token that polls found and
+ * that await their verdict (kernel/irq/expect.c). More than one only while
+ * the line's CPU had not yet shown that it ran since the first of them.
+ * Private; under the line's lock.
+ */
+struct irq_claim {
+	uint32_t n;                /* completions (0: none) */
+	uint32_t unhandled;        /* the line's unclaimed interrupts (__irq_unhandled_word) at the first of them */
+	uint64_t elapsed_ns;       /* how long after its expect_irq the latest was found */
+	struct irq_cpu_mark mark;  /* the line's CPU at the latest of them */
+	bool waited;               /* a verdict found that CPU not running: late ones are "late (CPU not running)" */
+	bool next_irq;             /* a completion came by interrupt while they waited (the verdict is then unsure at worst) */
+	bool in_poll;              /* the latest was found in the current poll's run (its pending sample after the handlers) */
+};
+
+/*
  * struct irq_watch - IRQ watching state of one action (kernel/irq/watch.c).
  * Private; under the line's lock.
  */
@@ -101,6 +131,10 @@ struct irq_watch {
 	uint32_t late_pending;     /* found by polls since late_from_ns, not yet judged */
 	uint64_t late_from_ns;     /* when the first of them was found: the window starts */
 	uint64_t late_unhandled;   /* the line's unclaimed interrupts then (plus those used up) */
+	struct irq_cpu_mark late_mark; /* the line's CPU at the first of them (no verdict before it ran: stall.c) */
+	uint64_t late_delivered;   /* the line's delivered interrupts then */
+	uint64_t late_handled;     /* this action's interrupts handled then (its own interrupt since: watch.c) */
+	bool late_waited;          /* that CPU was found not running meanwhile: late ones are "late (CPU not running)" */
 	/* Since watch_irq (for the message when watching ends): */
 	uint64_t since_ns;         /* when watch_irq started this watch */
 	uint32_t total_samples;    /* deliveries counted */
@@ -109,6 +143,7 @@ struct irq_watch {
 	uint64_t late_since_boot;  /* late deliveries over every watch of this action (irqs) */
 	uint64_t polled_since_boot; /* deliveries counted as polled over every watch (irqs) */
 	uint64_t beat_since_boot;  /* of the late ones, found while the line's interrupt was pending (irq_pending) */
+	uint64_t stalled_since_boot; /* late ones found while the line's CPU was not running (not judged) */
 };
 
 /*
@@ -129,10 +164,18 @@ struct irq_expect {
 	uint64_t latency_avg_ns;      /* moving average of interrupt-delivered latency (0: none yet) */
 	uint64_t first_poll_ns;       /* delay of the first poll after expect_irq while not verified */
 	uint64_t first_polled_ns;     /* when the first poll of the current expect ran */
+	struct irq_cpu_mark first_poll_mark; /* the line's CPU at that poll (a time-out's verdict: expect.c) */
 	uint32_t first_hits;          /* completions found by the first poll since it last missed (irq_expect_learn_poll) */
 	uint32_t verified_poll_ns;    /* delay of the safety poll while verified (0: slow poll only) */
-	uint32_t claim_unhandled;     /* the line's unclaimed interrupts (__irq_unhandled_word) when a poll took the latest completion */
-	uint64_t claim_elapsed_ns;    /* how long after expect_irq that poll found it */
+	/*
+	 * Completions polls found, awaiting their verdict (IRQ_EXP_CLAIM set
+	 * while any): claims[0] the older, whose CPU mark no later find moves,
+	 * claims[1] the later ones (expect.c, "A stalled CPU").
+	 */
+	struct irq_claim claims[2];
+	/* A verified token's safety poll waiting for the line's CPU to run (tick_look.c, stall_gate): */
+	uint64_t gate_started_ns;     /* the expect_irq (its started_ns) the wait is for (0: none) */
+	struct irq_cpu_mark gate;     /* the line's CPU when its safety poll came due */
 	uint32_t nr_good;             /* good deliveries towards the verify goal */
 	uint32_t verify_goal;         /* this token's verify goal (0: the profile's): doubled by each distrust, up to expect_verify_goal_max */
 	uint32_t verified_good;       /* good deliveries since it was last verified (a spell of verify_goal halves the goal) */
@@ -144,7 +187,8 @@ struct irq_expect {
 	uint64_t completions_late;    /* of those, judged late: their interrupt came after the poll */
 	uint64_t completions_unsure;  /* of those, followed by one delivered by interrupt: maybe late */
 	uint64_t completions_beat;    /* of the late ones, found while the line's interrupt was pending (irq_pending) */
-	bool claim_in_poll;           /* IRQ_EXP_CLAIM was set inside the current poll's run (under the lock) */
+	uint64_t completions_stalled; /* found by polling, or timed out, while the line's CPU was not running: late, not judged */
+	uint64_t gate_waits;          /* safety polls that waited for the line's CPU to run */
 	uint64_t timeouts;            /* unexpect_irq(..., true) */
 	uint32_t misuse;              /* misuses seen (rate-limits their reports) */
 	uint32_t pool_state;          /* pool bookkeeping (expect.c) */

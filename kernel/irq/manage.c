@@ -44,7 +44,7 @@ static int irq_check_request(unsigned int irq, irq_handler_t handler, unsigned l
 		why = "no such line";
 	else if (!handler)
 		why = "no handler function";
-	else if (flags & ~(unsigned long)(IRQF_SHARED | IRQF_TRIGGER_MASK | IRQF_NEXT_ON_READ))
+	else if (flags & ~(unsigned long)(IRQF_SHARED | IRQF_TIMER | IRQF_TRIGGER_MASK | IRQF_NEXT_ON_READ))
 		why = "unknown IRQF_ flags";
 	else if (type && !irq_type_valid(type))
 		why = "more than one IRQF_TRIGGER_ kind";

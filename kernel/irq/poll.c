@@ -415,9 +415,17 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	desc->def.polls++;
 	__atomic_store_n(&desc->def.timer_poll_running, true, __ATOMIC_SEQ_CST);
 	chain.why = irq_trace_enabled() ? __irq_poll_why(desc, now) : 0;
+	/*
+	 * A timer that fires stall_ns after its time shows this CPU was not
+	 * running (on one CPU: the host stopped the whole machine): what these
+	 * polls find is marked so (stall.c). Under the lock, as the marks.
+	 */
+	desc->def.poll_fired_late = irq_policy()->stall_ns && armed_ns && now > armed_ns &&
+				    now - armed_ns >= irq_policy()->stall_ns;
 	/* The polls take the lock over as it is: the run lets go of it while the handlers run. */
 	while (irq_poll_timer_poll(desc, now, &chain, &flags))
 		now = irq_port_now_ns();
+	desc->def.poll_fired_late = false;
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 

@@ -191,6 +191,31 @@ void irq_port_cpu_relax(void);
  */
 unsigned int irq_port_cpu_id(void);
 
+/*
+ * irq_port_cpu_progress - how many interrupts CPU @cpu (0 up to
+ * IRQ_NR_CPUS - 1) has finished: a count that CPU advances at the end of
+ * every interrupt it takes, its tick's included, after the handlers ran.
+ * The defences use it as the sign that a CPU ran: a completion a poll
+ * found is judged lost only once the CPU its line is routed to has
+ * finished interrupts since (one when asked on that CPU, more from
+ * another: policy.h, stall_ran_irqs), and a verified token's safety poll
+ * of a line routed to another CPU waits until that CPU has finished one
+ * since the poll was due. A CPU that did not run (a virtual CPU its host
+ * descheduled, an SMI, a CPU spinning with interrupts off) has the
+ * interrupt late, not lost (docs/defences.md, "A stalled CPU").
+ * Needs: the count only grows (it may wrap: compared by difference); a
+ * running CPU advances it at least once per tick period, idle or not (a
+ * CPU whose tick stops in idle is woken by the interrupt that matters);
+ * each advance is a release store after the handlers' own stores (on x86
+ * a plain store after them), read here as an acquire, so a reader that
+ * sees the advance sees what the interrupt's handlers counted.
+ * CONTEXT: any. Called only when a poll found work, at the verdict on it
+ * and at a due safety poll: never on the path of a healthy interrupt.
+ * A one-CPU port may count its timer interrupts and the interrupts it
+ * hands to generic_handle_irq().
+ */
+uint32_t irq_port_cpu_progress(unsigned int cpu);
+
 /* ========================================================================
  * Several CPUs
  *

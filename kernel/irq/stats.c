@@ -133,7 +133,7 @@ int irq_get_line_stats(unsigned int irq, struct irq_line_stats *out)
 	out->irq = irq;
 	out->chip_name = desc->chip ? (desc->chip->name ? desc->chip->name : "unnamed") : "none";
 	out->trigger = irq_trigger_name(desc->trigger);
-	out->flow = irq_flow_name(desc->handle_irq);
+	out->flow = irq_flow_name(irq_storm_flow_of(desc, desc->handle_irq));
 	out->depth = desc->depth;
 	out->status = desc->status;
 	/* Summed over the CPUs (and the slot of out-of-range CPU numbers). */

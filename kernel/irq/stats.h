@@ -122,6 +122,9 @@ struct irq_line_health {
 	uint64_t poll_skips;          /* poll timer expiries that polled nothing (only moved the timer) */
 	uint64_t tick_looks;          /* ticks that looked at the line's verified expects (tick_look.c) */
 	uint64_t tick_polls;          /* of those, ticks that found one past its safety delay and had it polled */
+	uint64_t tick_stall_waits;    /* of those, ticks that put one off: the line's CPU had not run since it was due */
+	uint64_t stalled;             /* completions and watch finds late while the line's CPU was not running (not judged) */
+	unsigned int cpu;             /* the CPU the line's interrupts go to (the lowest of its affinity mask) */
 	uint64_t poll_runs;           /* runs of the handlers by a poll since boot (timer, irqfixup) */
 	uint64_t poll_found;          /* of those, runs some handler claimed: polls that found work */
 	uint64_t poll_beat;           /* of those, found while the line's interrupt was pending at the chip (irq_pending) */
@@ -148,11 +151,14 @@ struct irq_action_health {
 	uint64_t completions_late;    /* ... found by polling, judged late: their interrupt came after */
 	uint64_t completions_unsure;  /* ... found by polling, followed by one by interrupt: maybe late */
 	uint64_t completions_beat;    /* ... of the late ones, found while the interrupt was pending at the chip */
+	uint64_t completions_stalled; /* ... found by polling while the line's CPU was not running: late, not judged */
+	uint64_t safety_waits;        /* ... safety polls put off: the line's CPU had not run since they were due */
 	const char *watch;            /* "off", "watching", "polled", "wary" or "bad" */
 	uint64_t watch_late;          /* watch polls' finds whose interrupt came within the window (since boot) */
 	uint64_t watch_beat;          /* of watch_late, found while the interrupt was pending at the chip (since boot) */
 	uint64_t watch_polled;        /* watch polls' finds no interrupt followed: counted polled (since boot) */
 	uint32_t watch_pending;       /* finds awaiting that verdict now */
+	uint64_t watch_stalled;       /* watch polls' finds late while the line's CPU was not running (since boot; not judged) */
 };
 
 /*

@@ -82,7 +82,8 @@ static const char *const irq_trace_chip_names[] = { "mask", "unmask", "ack", "ma
 static const char *const irq_trace_why_names[] = { "expect", "watch", "flood", "irqpoll", "fixup", "health", "hand", "caller" };
 static const char *const irq_trace_poll_names[] = { "none", "handled", "busy", "noaction", "disabled", "deferred", "other" };
 static const char *const irq_trace_unexp_names[] = { "irq", "poll", "timeout" };
-static const char *const irq_trace_verdict_names[] = { "late", "unsure", "lost", "beat", "watch_late", "watch_polled" };
+static const char *const irq_trace_verdict_names[] = { "late", "unsure", "lost", "beat", "watch_late", "watch_polled",
+							 "stalled", "watch_stalled" };
 static const char *const irq_trace_state_names[] = { "verified", "distrusted", "flood_off", "reenable", "flood_over",
 						     "watch_bad", "watch_end", "health_begin", "health_end" };
 static const char *const irq_trace_drv_names[] = { "begin", "end", "mark" };
@@ -434,7 +435,7 @@ static void irq_trace_format_fields(struct irq_trace_buf *b, const struct irq_tr
 		break;
 	case IRQ_TEV_VERDICT:
 		tb_kv(b, "kind", IRQ_TRACE_NAME(irq_trace_verdict_names, sub));
-		if (sub == IRQ_TVERD_WATCH_LATE || sub == IRQ_TVERD_WATCH_POLLED)
+		if (sub == IRQ_TVERD_WATCH_LATE || sub == IRQ_TVERD_WATCH_POLLED || sub == IRQ_TVERD_WATCH_STALLED)
 			tb_kv_u(b, "count", e->arg);
 		else
 			tb_kv_x(b, "token", e->arg);

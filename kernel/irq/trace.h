@@ -28,7 +28,7 @@
 #include "irq_config.h"
 
 /* The dump format's version (docs/trace.md, "Format"); tools/trace refuses others. */
-#define IRQ_TRACE_FORMAT_VERSION 1
+#define IRQ_TRACE_FORMAT_VERSION 2
 
 /* Record types. 0 marks a slot not (yet) written. Names: irq_trace_event_name(). */
 enum irq_trace_type {
@@ -85,6 +85,8 @@ enum irq_trace_verdict {
 	IRQ_TVERD_BEAT,          /* expect: the poll beat a pending interrupt - late at once (arg token) */
 	IRQ_TVERD_WATCH_LATE,    /* watch: finds whose interrupt came after (arg count) */
 	IRQ_TVERD_WATCH_POLLED,  /* watch: finds no interrupt followed (arg count) */
+	IRQ_TVERD_STALLED,       /* expect: found while the line's CPU was not running - late, not judged (arg token) */
+	IRQ_TVERD_WATCH_STALLED, /* watch: the same for finds of a watch poll (arg count) */
 };
 
 /* State changes (IRQ_TEV_STATE sub). */

@@ -38,6 +38,13 @@
  * line's interrupt was pending is late at once, window or not (see
  * __irq_watch_count).
  *
+ * The window is guest time on the poll's CPU; the interrupt goes to the
+ * line's CPU, which may not be running (a descheduled virtual CPU): the
+ * verdict "polled" also waits until that CPU has run since the first find
+ * (__irq_cpu_ran, stall.c). Finds that waited while it was found not
+ * running are, when its interrupt comes after all, "late (CPU not
+ * running)": counted apart, in neither count of the period.
+ *
  * When watching ends by a verdict, one info line says so with the counts
  * since watch_irq, healthy or not, so that the log shows it either way.
  *
@@ -116,13 +123,53 @@ static void __irq_watch_late_settle(struct irq_desc *desc, struct irqaction *act
 
 	if (!w->late_pending)
 		return;
+	if (w->late_waited && (late || __irq_stat_sum(desc, IRQ_STAT_DELIVERED) != w->late_delivered)) {
+		/*
+		 * The line's CPU was found not running while these waited
+		 * (stall.c): an interrupt came once it ran again, the edges of
+		 * every find merged into it (or the level held) - unclaimed, or
+		 * claimed by work that came meanwhile. Late, not judged:
+		 * counted apart, neither a delivery by interrupt nor by polling
+		 * for the period's ratio.
+		 */
+		w->late_unhandled += late;
+		w->stalled_since_boot += w->late_pending;
+		IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, IRQ_TVERD_WATCH_STALLED, w->late_pending);
+		__irq_watch_late_drop(desc, w);
+		return;
+	}
 	w->late_unhandled += late;
 	if (late)
 		IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, IRQ_TVERD_WATCH_LATE, late);
 	__irq_watch_add_by_irq(w, late, late);
 	rest = w->late_pending - (uint32_t)late;
+	if (rest && window_over && !__irq_cpu_ran(&w->late_mark)) {
+		/* No verdict of "polled" before the line's CPU has run since the first find (stall.c). */
+		if (__irq_cpu_stalled(&w->late_mark, now))
+			w->late_waited = true;
+		window_over = false;
+	}
 	if (rest && !window_over) {
 		w->late_pending = rest;
+		return;
+	}
+	if (rest && !(action->flags & IRQF_NEXT_ON_READ) && action->handled != w->late_handled) {
+		/*
+		 * No unclaimed interrupt, but this action's own interrupt came
+		 * since and its handler claimed work: the line delivers, and the
+		 * finds' edges merged into that interrupt (an edge raised again
+		 * before the CPU took the first: a PIO disk whose next block a
+		 * poll's handler started while the line's CPU was slow to take
+		 * the interrupt). Late: as expecting's "unsure", not "polled"
+		 * (test_loaded.py: a PIO disk watched after a driver time-out,
+		 * on a host at load 16). A device whose interrupts never come
+		 * has no such interrupt. Not for IRQF_NEXT_ON_READ: there the
+		 * interrupt after a poll's read is the next byte's own edge
+		 * (an i8042 whose byte stuck), never a merged one.
+		 */
+		IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, IRQ_TVERD_WATCH_LATE, rest);
+		__irq_watch_late_drop(desc, w);
+		__irq_watch_add_by_irq(w, rest, rest);
 		return;
 	}
 	__irq_watch_late_drop(desc, w);  /* closes the batch (late_pending still counts it open) */
@@ -177,6 +224,11 @@ static void __irq_watch_count(struct irq_desc *desc, struct irqaction *action, c
 		__atomic_add_fetch(&desc->def.watch_late_open, 1, __ATOMIC_RELAXED);
 		w->late_from_ns = now;
 		w->late_unhandled = __irq_stat_sum(desc, IRQ_STAT_UNHANDLED);
+		/* Where the line's CPU stood: the verdict "polled" waits until it has run since (stall.c). */
+		__irq_cpu_mark(desc, &w->late_mark, now);
+		w->late_waited = w->late_mark.late_poll;
+		w->late_delivered = __irq_stat_sum(desc, IRQ_STAT_DELIVERED);
+		w->late_handled = action->handled;
 	}
 	w->late_pending = irq_watch_add(w->late_pending, by_poll);
 }
@@ -338,9 +390,19 @@ uint64_t __irq_watch_deadline(const struct irq_desc *desc, const struct irqactio
 			gap = p->poll_slow_ns;
 		at = base + gap;
 	}
-	/* Finds awaiting their verdict: a poll when the window is over settles them. */
-	if (w->late_pending && w->late_from_ns + p->watch_late_window_ns < at)
-		at = w->late_from_ns + p->watch_late_window_ns;
+	/*
+	 * Finds awaiting their verdict: a poll when the window is over settles
+	 * them. Past the window and still waiting (the line's CPU has not run
+	 * since the first find: stall.c), a look every stall_ns, not at once.
+	 */
+	if (w->late_pending) {
+		uint64_t settle = w->late_from_ns + p->watch_late_window_ns;
+
+		if (p->stall_ns && settle <= desc->def.last_poll_ns)
+			settle = desc->def.last_poll_ns + p->stall_ns;
+		if (settle < at)
+			at = settle;
+	}
 	return at;
 }
 

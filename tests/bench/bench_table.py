@@ -3,7 +3,7 @@
 The last step of `make bench`. Every bench of the run writes its figures as JSON into
 build/bench/ (bench-ata: ata.json, bench-usb: usb.json, bench-storm: storm.json, bench-fixup:
 fixup.json, bench-irq: irq.json, bench-defences: defences.json, bench-nvme: nvme.json, bench-ahci: ahci.json, bench-smp: smp.json,
-bench-i8042: i8042.json); this script reads them, checks that each is there
+bench-i8042: i8042.json, bench-loaded: loaded.json); this script reads them, checks that each is there
 and from this run (newer than the stamp `make bench` touched first), and prints one table:
 one row per figure, a column per irqpolicy (irqkit, tejun2010, mainline), each row with its
 unit and the conditions it was measured under (machine, interrupt mode as the kernel logged
@@ -25,13 +25,16 @@ import sys
 
 POLICIES = ("irqkit", "tejun2010", "mainline")
 EXTRA_COLUMNS = ("noirqdebug",)   # the defences off: the baseline of the ATA rows (issue 19)
-INPUTS = ("ata", "usb", "i8042", "storm", "fixup", "irq", "defences", "nvme", "ahci", "smp")   # build/bench/NAME.json, one per bench
+INPUTS = ("ata", "usb", "i8042", "storm", "fixup", "irq", "defences", "nvme", "ahci", "smp", "loaded")   # build/bench/NAME.json, one per bench
 STORM_SOURCES = {
     # storm_bench.py source: what the storm is, for the conditions column
     "e1000-storm/noapic": "e1000 holds shared level IRQ 11 (raw 8259 level storm)",
     "e1000-storm/ioapic": "e1000 holds shared level IRQ 11 (QEMU throttles re-delivery)",
     "spurious-flood": "edge self-IPIs on IRQ 14's vector, 20,000/s",
     "hpet-storm": "q35: a spare HPET comparator at 200,000/s, every interrupt claimed (a claimed storm)",
+    "hpet-storm/20000": "the same comparator at 20,000/s",
+    "hpet-storm/50000": "the same comparator at 50,000/s",
+    "hpet-storm/1000000": "the same comparator at 1,000,000/s",
 }
 
 
@@ -273,15 +276,24 @@ def storm_rows(d):
         figs = s["profiles"]
         mode = modes_of(f.get("mode") for f in figs.values() if "na" not in f)
         cond = qemu_cond(d, mode)
+        claimed = source.startswith("hpet-storm")
         spec = [
-            ("interrupts until contained", "interrupts", lambda f: f"{f['irqs']}"),
-            ("time until contained", "ms guest time", lambda f: f"{f['ms']:.0f}"),
+            ("interrupts until contained", "interrupts", lambda f: "never" if f.get("never") else f"{f['irqs']}"),
+            ("time until contained" + (" (from the storm's start)" if claimed else ""), "ms guest time",
+             lambda f: "never" if f.get("never") else f"{f['ms']:.1f}" if claimed else f"{f['ms']:.0f}"),
             ("CPU share lost before containment (same storm, noirqdebug)", "% of CPU",
              lambda f: s["before"]),
-            ("CPU share lost after containment", "% of CPU",
+        ]
+        if claimed:
+            spec.append(("share of a CPU its runs took when contained (bound storm_cpu_pct)", "% of CPU",
+                         lambda f: "-" if f.get("never") else f"{f['share']} %"))
+        spec += [
+            ("CPU share lost after containment (or, not contained, while it runs)", "% of CPU",
              lambda f: f.get("after_note") or f"{f['after']:.1f} %"),
-            ("time until re-enabled after the storm stops", "s guest time", lambda f: fmt_s(f.get("reenable"))),
-            ("time until declared over (back on interrupts)", "s guest time", lambda f: fmt_s(f.get("over"))),
+            ("time until re-enabled after the storm stops", "s guest time",
+             lambda f: "-" if f.get("never") else fmt_s(f.get("reenable"))),
+            ("time until declared over (back on interrupts)", "s guest time",
+             lambda f: "-" if f.get("never") else fmt_s(f.get("over"))),
         ]
         for name, unit, get in spec:
             cells = {}
@@ -434,6 +446,31 @@ def smp_rows(d):
     return note, rows
 
 
+def loaded_rows(d):
+    """bench-loaded (tests/bench/loaded_bench.py): healthy lines on CPU 1 beside busy loops."""
+    note = (f"the disk's line moved to CPU 1, the shell, the driver's wait and the polls on CPU 0; {d['reads']} reads "
+            f"of the whole disk ({d['disk_bytes'] >> 20} MiB) after one to warm up, every CRC checked; nothing broken "
+            "(tests/bench/loaded_bench.py)")
+    rows = []
+    for disk, label in (("ata", "PIO ATA, pc IRQ 14"), ("nvme", "NVMe, q35 MSI-X (CPU 0's queue pair)")):
+        cells, loads = {}, []
+        for c in d["cells"]:
+            if c["disk"] != disk:
+                continue
+            if "error" in c:
+                cells[c["policy"]] = nm(c["error"])
+                continue
+            cells[c["policy"]] = (f"{c['false_lost']} / {c['share_pct']:.2f} % "
+                                  f"({c['by_poll']} of {c['by_irq'] + c['by_poll']})")
+            loads.append(c["load_before"].split()[0])
+            loads.append(c["load_after"].split()[0])
+        cond = (f"{'pc' if disk == 'ata' else 'q35'} -smp 2, multi-threaded TCG (host time), beside {d['loops']} busy "
+                f"loops on {d['host_cpus']} host CPUs, load average {min(loads, default='?')}-{max(loads, default='?')}")
+        rows.append((f"healthy lines under host load ({label}): false lost announcements / polled share",
+                     "announcements / % of completions", cond, cells))
+    return note, rows
+
+
 def markdown(sections):
     out = []
     for title, (note, rows) in sections:
@@ -470,7 +507,8 @@ def main():
                     ("Interrupt storms and irqpoll", storm_rows(d["storm"])),
                     ("irqfixup and irqpoll under a misrouted disk line", fixup_rows(d["fixup"])),
                     ("Hot paths, instructions on the host", hot_rows(d["irq"], d["defences"])),
-                    ("Several CPUs (docs/smp.md)", smp_rows(d["smp"]))]
+                    ("Several CPUs (docs/smp.md)", smp_rows(d["smp"])),
+                    ("Healthy lines under host load (issue 28)", loaded_rows(d["loaded"]))]
     except InputError as e:
         print(f"bench-table: {e}", file=sys.stderr)
         return 1

@@ -219,6 +219,7 @@ void m3_line_irq(void);
 void m3_line_irq(void)
 {
 	generic_handle_irq(M3_IRQ);
+	irq_template_interrupt_done();  /* this CPU ran: the defences' sign (port.h, irq_port_cpu_progress) */
 }
 
 void m3_fault(void);

@@ -317,6 +317,7 @@ void rv_trap(unsigned long mcause, unsigned long mepc)
 			if (generic_handle_irq(src) != 0)
 				mmio_write32(PLIC_CLAIM(PLIC_CONTEXT), src);
 		}
+		irq_template_interrupt_done();  /* this hart ran: the defences' sign (port.h, irq_port_cpu_progress) */
 		return;
 	}
 	rv_print("rv: fault: mcause 0x%lx at 0x%lx\n", mcause, mepc);

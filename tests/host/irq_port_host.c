@@ -106,11 +106,45 @@ void irq_host_irq_enter(void)
 	irqs_off = true;
 }
 
+/* Finished interrupts per simulated CPU (irq_port_cpu_progress); stalls (irq_host_cpu_stall). */
+static uint32_t cpu_progress[IRQ_HOST_CPUS];
+static uint64_t cpu_stall_from[IRQ_HOST_CPUS], cpu_stall_until[IRQ_HOST_CPUS];
+
 void irq_host_irq_exit(void)
 {
 	if (irq_nesting == 0)
 		host_fail("irq_host_irq_exit without irq_host_irq_enter");
 	irqs_off = saved_irqs_off[--irq_nesting];
+	/* The interrupt is finished: release, as port.h asks (pairs with the acquire below). */
+	__atomic_add_fetch(&cpu_progress[irq_host_cpu % IRQ_HOST_CPUS], 1, __ATOMIC_RELEASE);
+}
+
+void irq_host_cpu_progress_add(unsigned int cpu)
+{
+	__atomic_add_fetch(&cpu_progress[cpu % IRQ_HOST_CPUS], 1, __ATOMIC_RELEASE);
+}
+
+uint32_t irq_port_cpu_progress(unsigned int cpu)
+{
+	return __atomic_load_n(&cpu_progress[cpu % IRQ_HOST_CPUS], __ATOMIC_ACQUIRE);
+}
+
+void irq_host_cpu_stall(unsigned int cpu, uint64_t from_ns, uint64_t until_ns)
+{
+	if (cpu >= IRQ_HOST_CPUS)
+		host_fail("irq_host_cpu_stall: CPU %u past the port's %d", cpu, IRQ_HOST_CPUS);
+	__atomic_store_n(&cpu_stall_from[cpu], from_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&cpu_stall_until[cpu], until_ns > from_ns ? until_ns : 0, __ATOMIC_RELEASE);
+}
+
+uint64_t irq_host_cpu_stalled_until(unsigned int cpu, uint64_t at_ns)
+{
+	uint64_t until;
+
+	if (cpu >= IRQ_HOST_CPUS)
+		return 0;
+	until = __atomic_load_n(&cpu_stall_until[cpu], __ATOMIC_ACQUIRE);
+	return until && at_ns >= __atomic_load_n(&cpu_stall_from[cpu], __ATOMIC_RELAXED) && at_ns < until ? until : 0;
 }
 
 /* ---- virtual clock and timers ---------------------------------------------- */
@@ -192,18 +226,36 @@ bool irq_port_timer_pending(const struct irq_port_timer *timer)
 	return __atomic_load_n(&timer->pending, __ATOMIC_ACQUIRE);
 }
 
-/* The pending timer due first at or before @until (timer_mutex held), or NULL. */
-static struct irq_port_timer *timer_first_due(uint64_t until)
+/* When @t fires: its due time, or the end of a stall of CPU 0 (the port's timers' CPU) that covers it. */
+static uint64_t timer_fires_at(const struct irq_port_timer *t)
+{
+	uint64_t until = irq_host_cpu_stalled_until(0, t->expires_ns);
+
+	return until ? until : t->expires_ns;
+}
+
+/*
+ * The pending timer that fires first at or before @until (timer_mutex
+ * held), or NULL: by firing time, then due time (timers held by a stall
+ * fire in the order they were due), then arm order.
+ */
+static struct irq_port_timer *timer_first_due(uint64_t until, uint64_t *fires_at)
 {
 	struct irq_port_timer *t, *first = NULL;
+	uint64_t first_at = 0;
 
 	for (t = timers; t; t = t->next) {
-		if (t->expires_ns > until)
+		uint64_t at = timer_fires_at(t);
+
+		if (at > until)
 			continue;
-		if (!first || t->expires_ns < first->expires_ns ||
-		    (t->expires_ns == first->expires_ns && t->armed_seq < first->armed_seq))
+		if (!first || at < first_at || (at == first_at && (t->expires_ns < first->expires_ns ||
+		    (t->expires_ns == first->expires_ns && t->armed_seq < first->armed_seq)))) {
 			first = t;
+			first_at = at;
+		}
 	}
+	*fires_at = first_at;
 	return first;
 }
 
@@ -216,7 +268,8 @@ unsigned long irq_host_advance_ns(uint64_t delta_ns)
 		host_fail("virtual time advanced while holding %u port lock(s)", nr_held);
 	pthread_mutex_lock(&timer_mutex);
 	for (;;) {
-		struct irq_port_timer *t = timer_first_due(target);
+		uint64_t at;
+		struct irq_port_timer *t = timer_first_due(target, &at);
 		void (*fn)(void *);
 		void *arg;
 
@@ -224,8 +277,8 @@ unsigned long irq_host_advance_ns(uint64_t delta_ns)
 			break;
 		if (++fired > IRQ_HOST_FIRES_MAX)
 			host_fail("more than %lu timer callbacks in one advance: timer storm", IRQ_HOST_FIRES_MAX);
-		if (t->expires_ns > virtual_now_ns)
-			__atomic_store_n(&virtual_now_ns, t->expires_ns, __ATOMIC_RELEASE);
+		if (at > virtual_now_ns)
+			__atomic_store_n(&virtual_now_ns, at, __ATOMIC_RELEASE);
 		timer_unlink(t);
 		fn = t->fn;
 		arg = t->arg;
@@ -237,9 +290,16 @@ unsigned long irq_host_advance_ns(uint64_t delta_ns)
 			host_fail("timer callback %p returned holding %u port lock(s)", (void *)fn, nr_held);
 		pthread_mutex_lock(&timer_mutex);
 	}
-	__atomic_store_n(&virtual_now_ns, target, __ATOMIC_RELEASE);
+	/* Never back: callbacks may have spent time past the target (irq_host_spend_ns). */
+	if (target > virtual_now_ns)
+		__atomic_store_n(&virtual_now_ns, target, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&timer_mutex);
 	return fired;
+}
+
+void irq_host_spend_ns(uint64_t ns)
+{
+	__atomic_add_fetch(&virtual_now_ns, ns, __ATOMIC_ACQ_REL);
 }
 
 unsigned long irq_host_run_timers(void)
@@ -397,6 +457,10 @@ void irq_host_reset(void)
 	arm_seq = 0;
 	pthread_mutex_unlock(&timer_mutex);
 	irq_host_log_clear();
+	for (unsigned int c = 0; c < IRQ_HOST_CPUS; c++) {
+		__atomic_store_n(&cpu_progress[c], 0, __ATOMIC_RELAXED);
+		irq_host_cpu_stall(c, 0, 0);
+	}
 	__atomic_store_n(&relax_calls, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&lock_calls, 0, __ATOMIC_RELAXED);
 	panic_hook = NULL;

@@ -56,6 +56,14 @@ void irq_host_reset(void);
  */
 unsigned long irq_host_advance_ns(uint64_t delta_ns);
 
+/*
+ * irq_host_spend_ns - the calling code takes @ns of CPU time (a handler at
+ * work): the virtual clock moves on by @ns, firing no timer (those due
+ * meanwhile fire late, at the next advance). For the CPU time the
+ * defences measure (a storm judged by the time its runs take).
+ */
+void irq_host_spend_ns(uint64_t ns);
+
 /* irq_host_run_timers - fire the timers that are due now (advance by 0). */
 unsigned long irq_host_run_timers(void);
 
@@ -90,6 +98,33 @@ uint64_t irq_host_relax_count(void);      /* irq_port_cpu_relax calls, all threa
 uint64_t irq_host_lock_count(void);       /* irq_port_lock_irqsave calls, all threads */
 uint64_t irq_host_now_count(void);        /* irq_port_now_ns calls (the core's clock reads), all threads */
 uint64_t irq_host_now_ns(void);           /* the virtual clock, for the harness: not counted */
+
+/* ---- per-CPU progress and stalls (port.h: irq_port_cpu_progress) ------------- */
+
+/* Simulated CPUs whose progress the port keeps (IRQ_NR_CPUS of the core, at most this). */
+#define IRQ_HOST_CPUS 8
+
+/*
+ * irq_port_cpu_progress(cpu) is the count of simulated interrupts CPU cpu
+ * has finished: irq_host_irq_exit() advances the count of the calling
+ * thread's CPU (irq_host_set_cpu), so every simulated interrupt and every
+ * timer callback (timer context on the thread that advances time) counts
+ * on the CPU it ran on. irq_host_cpu_progress_add() counts one for a CPU
+ * that a harness runs no code for (another CPU's tick in the simulator).
+ *
+ * irq_host_cpu_stall - CPU @cpu does not run from @from_ns until
+ * @until_ns: a harness asks irq_host_cpu_stalled_until() before it
+ * delivers an interrupt to it or counts its tick (tests/unit/sim), and the
+ * port's own timers, which all run on CPU 0, wait when @cpu is 0: a timer
+ * due in the stall fires at @until_ns, late, in the order of its due time
+ * (the host stopped the whole machine). One stall per CPU; a new one
+ * replaces it, @until_ns <= @from_ns ends it.
+ * irq_host_cpu_stalled_until - when CPU @cpu runs again if it is stalled at
+ * @at_ns, else 0.
+ */
+void irq_host_cpu_stall(unsigned int cpu, uint64_t from_ns, uint64_t until_ns);
+uint64_t irq_host_cpu_stalled_until(unsigned int cpu, uint64_t at_ns);
+void irq_host_cpu_progress_add(unsigned int cpu);
 
 /* ---- captured log ---------------------------------------------------------- */
 

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -22,6 +23,7 @@ KERNEL = os.path.join(ROOT, "build", "kernel.elf")
 ISO = os.path.join(ROOT, "build", "irqkit.iso")
 QEMU = os.environ.get("QEMU", "qemu-system-i386")
 ACCEL = os.environ.get("QEMU_ACCEL", "tcg")
+LOADED = os.path.join(ROOT, "tools", "loaded.sh")
 # UEFI boots: Debian's 64-bit OVMF (package ovmf) needs qemu-system-x86_64; GRUB x86_64-efi on the
 # ISO starts the 32-bit kernel through multiboot2 (docs/boot.md).
 QEMU_UEFI = os.environ.get("QEMU_UEFI", "qemu-system-x86_64")
@@ -106,7 +108,7 @@ class GuestTimeout(AssertionError):
 
 class Guest:
     def __init__(self, append="", iso=False, machine="pc", memory="128M", extra=(),
-                 icount=None, boot_timeout=60, accel=None, firmware="bios"):
+                 icount=None, boot_timeout=60, accel=None, firmware="bios", loaded=None):
         """firmware="uefi" (or "uefi32"): OVMF with a fresh copy of its variable store, the ISO (GRUB,
         multiboot2), kernel parameters through an SMBIOS OEM string; otherwise SeaBIOS, -kernel
         unless @iso."""
@@ -136,11 +138,16 @@ class Guest:
             args += ["-kernel", KERNEL, "-append", append]
         args += list(extra)
         self.args = args
+        # loaded: QEMU runs beside that many busy loops (tools/loaded.sh; 0: one per host core),
+        # all in a process group of their own, which kill() ends as a whole.
+        self.loaded = loaded
+        if loaded is not None:
+            args = [LOADED] + (["-n", str(loaded)] if loaded else []) + args
         self.append = append
         self.buf = ""
         self.cond = threading.Condition()
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE)
+                                     stderr=subprocess.PIPE, start_new_session=loaded is not None)
         self.stderr = ""
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -254,6 +261,22 @@ class Guest:
         return rc
 
     def kill(self):
+        if self.loaded is not None:
+            # tools/loaded.sh, its busy loops and QEMU: TERM lets the script stop its loops; KILL
+            # whatever is left of the group (QEMU ignores nothing, the loops may outlive a KILLed script).
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(self.proc.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    self.proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    pass
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)

@@ -11,7 +11,8 @@ UHCI, whose driver still relies on interrupts off (docs/smp.md, "Affinity"), so
 it is not moved here.
 
 - Multi-threaded TCG (the vCPUs really run at once): while CPU 1 is flooded,
-  CPU 0 answers the shell, keeps time (`timecheck`) and reads and writes the
+  CPU 0 answers the shell, keeps time (`timecheck`, judged with host evidence:
+  tests/qemu/hostwatch.py, as QEMU has no icount here) and reads and writes the
   disk by polling, checked on the host; the line goes off within 200 unclaimed
   interrupts, all taken on CPU 1; then the line is moved round CPUs 0 and 1
   every 3 ms during the storm and the disk is read and written again, the flood
@@ -24,8 +25,9 @@ import re
 import zlib
 
 import diskimg
+from hostwatch import HostWatch
 from irqkit_qemu import EXIT_HALT
-from test_scenarios import STAMP_RX, TRIP_RX, kernel_crc, run, timecheck_ok, wait_back_on_interrupts
+from test_scenarios import STAMP_RX, TRIP_RX, kernel_crc, run, wait_back_on_interrupts
 
 MT_ACCEL = "tcg,thread=multi"
 DISK_BYTES = 4 << 20
@@ -37,9 +39,10 @@ PER_CPU_RX = re.compile(r"^\s+0x3e\s+irq 14\s+(.*)$", re.M)
 SENT_RX = re.compile(r"spurious-flood: (\d+) IPIs to CPU (\d+)")
 
 
-def boot(guest_factory, path, smp=2, cpu=1, **kw):
+def boot(guest_factory, path, smp=2, cpu=1, watch=None, **kw):
     g = guest_factory(append="debugexit", machine="pc",
-                      extra=["-smp", str(smp), "-drive", f"file={path},format=raw,if=ide,index=0"], **kw)
+                      extra=["-smp", str(smp), "-drive", f"file={path},format=raw,if=ide,index=0"] +
+                      (watch.args if watch else []), **kw)
     g.wait_shell(120)
     assert "CPUs %#x" % (1 << cpu) in g.command(f"affinity 14 {cpu}")
     return g
@@ -81,12 +84,13 @@ def test_a_flood_on_cpu1_leaves_cpu0_working_and_is_contained(guest_factory, tmp
     image = bytearray(original)
     want = zlib.crc32(image)
     sectors = DISK_BYTES // SECTOR
-    g = boot(guest_factory, path, accel=MT_ACCEL)
+    hw = HostWatch(tmp_path)
+    g = boot(guest_factory, path, accel=MT_ACCEL, watch=hw)
     before = per_cpu_14(g)
     start = flood_line_14_on(g, 1)
     assert re.search(r'irq 14: "ata0".*flood of unclaimed interrupts: line disabled', g.log[start:])
     # CPU 0 works while CPU 1 takes the flood: the shell, the clock, the disk (by polling).
-    timecheck_ok(g)
+    hw.timecheck(g)
     assert kernel_crc(g, f"ata crc 0 {sectors}", 120) == want
     want = write_and_check(g, 0x5701, 1000, 1000, image)
     during = per_cpu_14(g)
@@ -97,7 +101,7 @@ def test_a_flood_on_cpu1_leaves_cpu0_working_and_is_contained(guest_factory, tmp
     want = write_and_check(g, 0x5702, 3000, 1000, image)
     moves = re.search(r"affinity: irq 14 stopped moving after (\d+) moves \((\d+) refused\)", run(g, "affinity 14 1", done=r"stopped moving after .*\n"))
     assert moves and int(moves.group(1)) >= 10 and int(moves.group(2)) == 0, moves and moves.group(0)
-    timecheck_ok(g)
+    hw.timecheck(g)
     off = run(g, "inject off spurious-flood", done=r"fault: spurious-flood switched off\n")
     sent = {int(cpu): int(n) for n, cpu in SENT_RX.findall(off)}
     assert sent.get(1, 0) > 1000 and sent.get(0, 0) > 0, off   # on CPU 1, and on CPU 0 while it was there
@@ -115,6 +119,7 @@ def test_a_flood_on_cpu1_leaves_cpu0_working_and_is_contained(guest_factory, tmp
     for seed, lba in ((0x5701, 1000), (0x5702, 3000)):
         assert diskimg.bad_pattern_blocks(path, seed, lba, 1000) == []
     assert diskimg.changed_ranges(path, original, 1000, 3000) == []
+    hw.judge(g)
 
 
 def test_with_four_cpus_a_flood_on_cpu3_stays_there_and_follows_the_line_round_all_four(guest_factory, tmp_path):
@@ -129,10 +134,11 @@ def test_with_four_cpus_a_flood_on_cpu3_stays_there_and_follows_the_line_round_a
     image = bytearray(original)
     want = zlib.crc32(image)
     sectors = disk_bytes // SECTOR
-    g = boot(guest_factory, path, smp=4, cpu=3, accel=MT_ACCEL)
+    hw = HostWatch(tmp_path)
+    g = boot(guest_factory, path, smp=4, cpu=3, accel=MT_ACCEL, watch=hw)
     before = per_cpu_row(g, "0x3e", 14, 4)
     flood_line_14_on(g, 3)
-    timecheck_ok(g)
+    hw.timecheck(g)
     assert kernel_crc(g, f"ata crc 0 {sectors}", 120) == want
     during = per_cpu_row(g, "0x3e", 14, 4)
     assert len(during) == 4 and during[3] - before[3] >= FLOOD_MAX_INTERRUPTS // 2, (before, during)
@@ -156,6 +162,7 @@ def test_with_four_cpus_a_flood_on_cpu3_stays_there_and_follows_the_line_round_a
     assert g.wait_exit(30) == EXIT_HALT
     assert diskimg.bad_pattern_blocks(path, 0x5703, 1000, 1000) == []
     assert diskimg.changed_ranges(path, original, 1000, 1000) == []
+    hw.judge(g)
 
 
 def test_the_flood_on_cpu1_is_off_within_10ms_of_guest_time(guest_factory, tmp_path):
@@ -184,10 +191,12 @@ def test_the_e1000_level_storm_on_cpu1_leaves_cpu0_and_the_usb_stick_working(gue
     stick = str(tmp_path / "stick.img")
     diskimg.make_random_image(path, 1 << 20, seed=163)
     diskimg.make_random_image(stick, 1 << 20, seed=164)
+    hw = HostWatch(tmp_path)
     g = guest_factory(append="debugexit", machine="pc", accel=MT_ACCEL,
                       extra=["-smp", "2", "-drive", f"file={path},format=raw,if=ide,index=0",
                              "-usb",   # the default NIC is the e1000 at 00:03.0
-                             "-drive", f"if=none,id=us,file={stick},format=raw", "-device", "usb-storage,drive=us,port=2"])
+                             "-drive", f"if=none,id=us,file={stick},format=raw", "-device", "usb-storage,drive=us,port=2"]
+                      + hw.args)
     g.wait_shell(120)
     g.wait_for(r"usba: USB mass storage .*per command\n", 60)
     assert "CPUs 0x2" in run(g, "affinity 11 1", done=r"irq 11: CPUs .*\n")
@@ -199,9 +208,10 @@ def test_the_e1000_level_storm_on_cpu1_leaves_cpu0_and_the_usb_stick_working(gue
     assert int(trip.group(3)) <= FLOOD_MAX_INTERRUPTS, trip.group(0)
     after = per_cpu_row(g, "0x3b", 11)
     assert after[1] - before[1] >= int(trip.group(3)) and after[0] == before[0], (before, after)
-    timecheck_ok(g)
+    hw.timecheck(g)
     assert kernel_crc(g, "blk crc usba 0 2048", 120) == diskimg.crc_of(stick)
     assert kernel_crc(g, "ata crc 0 2048", 120) == diskimg.crc_of(path)
     run(g, "inject off e1000-storm", done=r"fault: e1000-storm switched off\n")
     wait_back_on_interrupts(g, 11)
     assert kernel_crc(g, "blk crc usba 0 2048", 120) == diskimg.crc_of(stick)
+    hw.judge(g)

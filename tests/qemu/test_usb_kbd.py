@@ -82,9 +82,15 @@ def wait_echo(g, pattern, start, timeout=60):
         time.sleep(0.02)
 
 
+ICOUNT_SHIFT = 3       # -icount shift=3,sleep=off: guest time from instructions (see boot())
+
+
 def boot(fault):
+    """Under -icount sleep=off: QEMU's input queue times send-key's hold on the virtual clock, so a
+    held key is held for hold-time of guest time and its repeats are the kernel's alone, whatever
+    the host's load (issue 28: without icount a busy host stretched or squeezed the hold)."""
     append = "debugexit" + (f" fault={fault}" if fault else "")
-    g = Guest(append=append, extra=["-usb", "-device", "usb-kbd,port=1,id=kbd"])
+    g = Guest(append=append, extra=["-usb", "-device", "usb-kbd,port=1,id=kbd"], icount=ICOUNT_SHIFT)
     g.wait_shell(90)
     return g
 

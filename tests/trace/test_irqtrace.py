@@ -122,8 +122,8 @@ def mutate(kind):
         return "\n".join(bad), ev + 1, "unknown event"
     if kind == "other-version":
         bad = lines[:]
-        bad[head] = bad[head].replace("@irqkit-trace v1", "@irqkit-trace v2")
-        return "\n".join(bad), head + 1, "format v2"
+        bad[head] = bad[head].replace("@irqkit-trace v1", "@irqkit-trace v9")
+        return "\n".join(bad), head + 1, "format v9"
     if kind == "no-header":
         return "\n".join(lines[:head] + lines[head + 1:]), ev, "header"
     if kind == "count-mismatch":
@@ -329,3 +329,36 @@ def test_the_polled_breakdown_of_a_real_lost_ata_dump_adds_up_and_says_when_ther
     assert cycle > 0 and sum(parts) == pytest.approx(cycle, rel=0.02)
     r = tool(FLOOD, "--polled", "3")
     assert r.returncode == 0 and "nothing to break down" in r.stdout, r.stdout
+
+
+# -- format v2: the verdicts of a stalled CPU (issue 28) ---------------------------------------
+def dump_of(version, events):
+    """A whole dump of @events (event lines without their `@T SEQ`), as the kernel writes it."""
+    lines, h = [], irqtrace.FNV_OFFSET
+    for seq, ev in enumerate(events):
+        text = f"@T {seq} {ev}"
+        h = irqtrace.fnv1a(h, text)
+        lines.append(text)
+    return "\n".join([f"@irqkit-trace v{version} cpus=8 ring=16384 slots={len(events)} dropped=0 clock=ns"] + lines +
+                     [f"@irqkit-trace-end v{version} events={len(events)} dropped=0 unwritten=0 hash={h:08x}"]) + "\n"
+
+
+STALLED = ["0 1000 expect 14 token=001ed020", "0 2000 poll_start 14 why=expect", "0 2100 unexpect 14 token=001ed020 by=poll",
+           "0 2200 poll_end 14 result=handled", "0 9000 verdict 14 kind=stalled token=001ed020",
+           "0 9500 verdict 11 kind=watch_stalled count=2"]
+
+
+def test_a_v2_dump_with_the_stalled_verdicts_is_read_and_counted(tmp_path):
+    src = tmp_path / "in.log"
+    src.write_text(dump_of(2, STALLED))
+    header, events, tail, _ = irqtrace.parse(src.read_text(), str(src))
+    kinds = [(e.name, e.f.get("kind"), e.f.get("count")) for e in events if e.name == "verdict"]
+    assert kinds == [("verdict", "stalled", None), ("verdict", "watch_stalled", "2")]
+    r = tool(str(src), "--summary")
+    assert r.returncode == 0 and "stalled" in r.stdout, (r.stdout, r.stderr)
+
+
+def test_a_v1_dump_may_not_hold_a_v2_verdict():
+    with pytest.raises(irqtrace.TraceError, match="not a value format v1 knows"):
+        irqtrace.parse(dump_of(1, STALLED), "v1.log")
+    irqtrace.parse(dump_of(1, STALLED[:4]), "v1.log")   # without them, v1 is read as before

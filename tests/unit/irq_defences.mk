@@ -5,7 +5,7 @@
 # profile where the profiles differ (cases named "scenario/irqkit" ...).
 IRQ_SIM_SRCS := tests/unit/sim/sim.c tests/unit/sim/sim_dev.c
 IRQ_SIM_HDRS := tests/unit/sim/sim.h tests/unit/sim/sim_cmocka.h
-IRQ_DEFENCE_CASES := expect watch spurious sim storm
+IRQ_DEFENCE_CASES := expect watch spurious sim storm stall
 
 UNIT_TESTS += $(addprefix irq_,$(IRQ_DEFENCE_CASES))
 $(foreach c,$(IRQ_DEFENCE_CASES),$(eval UNIT_irq_$(c)_SRCS := tests/unit/test_irq_$(c).c \

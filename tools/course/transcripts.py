@@ -137,6 +137,10 @@ DEFAULT_VARY = [
     "{0x34|0x24}    irq 4 #",
     " {2|0} # # 0 0 0  {IO-APIC|XT-PIC}  edge  edge               timer(#)",
     "{0x32|0x20}    irq {2|0} #",
+    # What the line's CPU did while the host ran other work (a stalled CPU is not a lost interrupt,
+    # docs/defences.md): late completions a CPU that was not running had pending.
+    "/ # late while the CPU did not run",
+    "its CPU # was found not running: # safety polls waited for it, # completions late while it did not run",
 ]
 DURATIONS = os.path.join(ROOT, "build", "course", "durations.json")
 QUIT = b"\x01x"   # Ctrl-A X: QEMU's monitor multiplexed on the serial console (-serial mon:stdio) quits

@@ -7,7 +7,7 @@ crashed kernel: it only reads memory through the kernel's debug information.
                       status, depth, counters, flood state, poll timer, each action with its
                       handler, flags, expect tokens and watch state
   irqkit-trace        the event trace's rings decoded, in the text format of `trace dump`
-                      (docs/trace.md, format v1), so `tools/trace/irqtrace.py` reads it too
+                      (docs/trace.md, format v2), so `tools/trace/irqtrace.py` reads it too
 
 Only the core's own symbols are used (irq_descs, irq_trace_rings, irq_trace_tag_names and the
 name tables of kernel/irq/trace.c), so the names printed are the kernel's.
@@ -134,7 +134,7 @@ def names(sym):
 
 
 class IrqkitTrace(gdb.Command):
-    """irqkit-trace: the event trace's rings, in the text format of `trace dump` (format v1)."""
+    """irqkit-trace: the event trace's rings, in the text format of `trace dump` (format v2)."""
 
     def __init__(self):
         super().__init__("irqkit-trace", gdb.COMMAND_DATA)
@@ -151,7 +151,7 @@ class IrqkitTrace(gdb.Command):
         name = lambda table, i: t[table][i] if 0 <= i < len(t[table]) else "?"
         used = [min(int(rings[c]["head"]), ring_n) for c in range(ncpu)]
         dropped = int(gdb.parse_and_eval("irq_trace_bad_cpu")) + sum(int(rings[c]["dropped"]) for c in range(ncpu))
-        version = 1
+        version = 2
         out = [f"@irqkit-trace v{version} cpus={ncpu} ring={ring_n} slots={sum(used)} dropped={dropped} clock=ns"]
         h, seq, unwritten = FNV_OFFSET, 0, 0
         nev = len(t["irq_trace_names"])
@@ -191,7 +191,8 @@ class IrqkitTrace(gdb.Command):
             return f" token={a:08x} by={name('irq_trace_unexp_names', sub)}"
         if ev == "verdict":
             k = name("irq_trace_verdict_names", sub)
-            return f" kind={k} " + (f"count={a}" if k in ("watch_late", "watch_polled") else f"token={a:08x}")
+            return f" kind={k} " + (f"count={a}" if k in ("watch_late", "watch_polled", "watch_stalled")
+                                    else f"token={a:08x}")
         if ev == "state":
             w = name("irq_trace_state_names", sub)
             return f" what={w} " + (f"token={a:08x}" if w in ("verified", "distrusted") else f"value={a}")

@@ -62,6 +62,8 @@ PLANNED = {
     "irqdesc.c": 1, "chip.c": 1, "handle.c": 1, "manage.c": 1,
     # 2: the scheduler of polls that asks the defences, the episodes they announce, the tick's look.
     "poll.c": 2, "tick_look.c": 2,
+    # 2 too: the evidence that a CPU ran (issue 28), which expecting and watching ask before "lost".
+    "stall.c": 2,
     # 3: the defences.
     "expect.c": 3, "watch.c": 3, "spurious.c": 3,
     # 4: health, statistics, the trace's dump, above everything they read.

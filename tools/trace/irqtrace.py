@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """irqtrace.py - read a dump of irqkit's interrupt-core event trace and draw it.
 
-The input is the text `trace dump` prints on the serial console (format v1,
-docs/trace.md), alone or inside a saved serial log: lines that do not start
+The input is the text `trace dump` prints on the serial console (format v2,
+or v1 of the kernels before it: docs/trace.md), alone or inside a saved serial log: lines that do not start
 with '@' (the kernel's other messages, the shell) are skipped; the LAST dump
 in the input is read. It must be whole: a header line, every event line
 numbered in order, an end line whose count and FNV-1a hash match. Anything
@@ -35,11 +35,15 @@ import re
 import sys
 import tempfile
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# v2 = v1 plus the verdicts "stalled" and "watch_stalled" (a stalled CPU is not a lost interrupt):
+# a v1 dump is a v2 dump that has none of them, so both are read.
+FORMAT_READ = (1, 2)
+V2_ONLY = {"kind": {"stalled", "watch_stalled"}}
 FNV_OFFSET = 2166136261
 FNV_PRIME = 16777619
 
-# The events of format v1 and the fields each carries (docs/trace.md, "Events").
+# The events of format v2 and the fields each carries (docs/trace.md, "Events").
 EVENTS = {
     "irq_entry": ("flow",),
     "irq_exit": ("flow",),
@@ -61,7 +65,8 @@ VALUES = {
     "op": {"mask", "unmask", "ack", "mask_ack", "eoi"},
     "result": {"none", "handled", "busy", "noaction", "disabled", "deferred", "other"},
     "by": {"irq", "poll", "timeout"},
-    "kind": {"late", "unsure", "lost", "beat", "watch_late", "watch_polled", "begin", "end", "mark"},
+    "kind": {"late", "unsure", "lost", "beat", "watch_late", "watch_polled", "stalled", "watch_stalled",
+             "begin", "end", "mark"},
     "what": {"verified", "distrusted", "flood_off", "reenable", "flood_over", "watch_bad", "watch_end",
              "health_begin", "health_end"},
 }
@@ -108,13 +113,13 @@ def parse_kv(text):
     return dict(KV_RX.findall(text))
 
 
-def check_fields(name, fields, where):
+def check_fields(name, fields, where, version=FORMAT_VERSION):
     for key in EVENTS[name]:
         if key not in fields:
             raise TraceError(f"{where}: event {name} lacks its field {key}=")
     for key, value in fields.items():
-        if key in VALUES and value not in VALUES[key]:
-            raise TraceError(f"{where}: event {name}: {key}={value} is not a value format v1 knows")
+        if key in VALUES and (value not in VALUES[key] or (version < 2 and value in V2_ONLY.get(key, ()))):
+            raise TraceError(f"{where}: event {name}: {key}={value} is not a value format v{version} knows")
         if key in ("idx", "value", "count", "in_us") and not value.isdigit():
             raise TraceError(f"{where}: event {name}: {key}={value} is not a number")
         if key == "token" and not re.fullmatch(r"[0-9a-f]{8}", value):
@@ -148,8 +153,9 @@ def parse(text, source="input"):
     if not m:
         raise TraceError(f"{where}: malformed header line: {lines[start].strip()[:80]!r}")
     version = int(m.group(1))
-    if version != FORMAT_VERSION:
-        raise TraceError(f"{where}: trace format v{version}; this tool reads v{FORMAT_VERSION} only "
+    if version not in FORMAT_READ:
+        raise TraceError(f"{where}: trace format v{version}; this tool reads "
+                         f"{' and '.join(f'v{v}' for v in FORMAT_READ)} only "
                          "(use the tools/trace/ of the kernel that made the dump)")
     header = parse_kv(m.group(2))
     for key in ("cpus", "ring", "slots", "dropped"):
@@ -178,7 +184,7 @@ def parse(text, source="input"):
         if cpu >= int(header["cpus"]):
             raise TraceError(f"{where}: CPU {cpu} but the header says cpus={header['cpus']}")
         fields = parse_kv(m.group(6))
-        check_fields(name, fields, where)
+        check_fields(name, fields, where, version)
         h = fnv1a(h, raw)
         events.append(Event(seq, cpu, ts, name, None if line == "-" else int(line), fields, i + 1))
     if end is None:

@@ -76,6 +76,18 @@ void irq_template_set_clock(uint64_t (*now_ns)(void), void (*set_alarm)(uint64_t
 void irq_template_timer_interrupt(void);
 
 /*
+ * irq_template_interrupt_done - this CPU has finished an interrupt: call it
+ * at the end of every interrupt handler of yours, after generic_handle_irq()
+ * (irq_template_timer_interrupt() calls it itself). It is the count
+ * irq_port_cpu_progress() returns: the defences' sign that the CPU ran, so
+ * that an interrupt late because the CPU did not run is not called lost
+ * (docs/porting.md, "Evidence that a CPU ran"). Without the calls only the
+ * timer interrupts count, which is enough on one CPU that ticks.
+ * CONTEXT: interrupt context, at its end.
+ */
+void irq_template_interrupt_done(void);
+
+/*
  * irq_template_set_log - where irq_port_log() sends messages: your vprintk
  * (it must take the conversions docs/porting.md lists, %llu among them).
  * irq_template_set_console - or, for a kernel whose printf cannot (xv6's

@@ -22,6 +22,7 @@
  * for Cortex-M3, RV64IMAC and i686 and runs it on QEMU's mps2-an385
  * (tests/cross/m3_run.c) and RISC-V virt (tests/cross/rv64_run.c) boards.
  */
+#include <irq/irq_config.h>
 #include <irq/port.h>
 
 #include <stddef.h>
@@ -400,6 +401,33 @@ void irq_template_timer_interrupt(void)
 	template_alarm_at = 0;
 	template_alarm_update();
 	irq_port_unlock_irqrestore(&template_timer_lock, flags);
+	irq_template_interrupt_done();  /* the timer interrupt is finished: this CPU ran */
+}
+
+/* ---- Per-CPU progress (port.h: irq_port_cpu_progress) ------------------ */
+
+/*
+ * Interrupts each CPU has finished: irq_template_timer_interrupt() counts
+ * its own, your other interrupt handlers call irq_template_interrupt_done()
+ * after generic_handle_irq(). One writer per slot (its CPU, interrupts
+ * off): a load and a release store, no read-modify-write. PORT: if your
+ * kernel already counts finished interrupts per CPU, return that count in
+ * irq_port_cpu_progress() and drop these.
+ */
+static uint32_t template_progress[IRQ_NR_CPUS];
+
+void irq_template_interrupt_done(void)
+{
+	unsigned int cpu = irq_port_cpu_id();
+	uint32_t *slot = &template_progress[cpu < IRQ_NR_CPUS ? cpu : 0];
+
+	/* Release: after the handlers' stores, as port.h asks; pairs with the acquire below. */
+	__atomic_store_n(slot, __atomic_load_n(slot, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+}
+
+uint32_t irq_port_cpu_progress(unsigned int cpu)
+{
+	return cpu < IRQ_NR_CPUS ? __atomic_load_n(&template_progress[cpu], __ATOMIC_ACQUIRE) : 0;
 }
 
 /* ---- Diagnostics and CPU ------------------------------------------------ */

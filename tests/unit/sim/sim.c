@@ -63,7 +63,7 @@ static bool line_signals(const struct sim_line *l)
 /* Schedule the next delivery if the line signals and none is scheduled. */
 static void line_kick(struct sim_line *l)
 {
-	uint64_t at;
+	uint64_t at, until;
 
 	if (!line_signals(l) || irq_port_timer_pending(&l->deliver))
 		return;
@@ -72,6 +72,12 @@ static void line_kick(struct sim_line *l)
 		at += l->take_delay_ns;
 		l->delayed_takes++;
 	}
+	/* Its CPU is not running then: the interrupt waits, pending, until it runs. */
+	until = irq_host_cpu_stalled_until(l->cpu, at);
+	if (until) {
+		at = until;
+		l->stalled_takes++;
+	}
 	irq_port_timer_arm(&l->deliver, at);
 }
 
@@ -79,13 +85,30 @@ static void line_kick(struct sim_line *l)
 static void line_deliver(void *arg)
 {
 	struct sim_line *l = arg;
-	unsigned int irq = (unsigned int)(l - lines);
+	unsigned int irq = (unsigned int)(l - lines), cpu = l->cpu;
+	uint64_t until;
 
 	if (!line_signals(l))
 		return;  /* masked or let go meanwhile */
+	until = irq_host_cpu_stalled_until(cpu, irq_host_now_ns());
+	if (until) {
+		/* Its CPU stalled after the delivery was scheduled: taken once it runs again. */
+		irq_port_timer_arm(&l->deliver, until);
+		l->stalled_takes++;
+		return;
+	}
 	l->latched = false;
 	l->delivered++;
-	generic_handle_irq(irq);
+	if (cpu) {
+		/* Taken on the line's CPU: the core sees that CPU's number, and it finishes an interrupt. */
+		irq_host_set_cpu(cpu);
+		irq_host_irq_enter();
+		generic_handle_irq(irq);
+		irq_host_irq_exit();
+		irq_host_set_cpu(0);
+	} else {
+		generic_handle_irq(irq);  /* in the timer's own (CPU 0) interrupt context */
+	}
 	line_kick(l);  /* still asserted (or a new edge): again after the cost */
 }
 
@@ -137,6 +160,20 @@ static int chip_set_type(struct irq_data *d, unsigned int type)
 	return 0;
 }
 
+/* irq_set_affinity: the line's interrupts go to the lowest CPU of @mask (as arch/x86's chips). */
+static int chip_set_affinity(struct irq_data *d, irq_cpumask_t mask)
+{
+	struct sim_line *l = &lines[d->irq];
+	unsigned int cpu = 0;
+
+	while (cpu < 31 && !(mask & (1u << cpu)))
+		cpu++;
+	if (cpu >= IRQ_HOST_CPUS)
+		return -IRQ_EINVAL;
+	l->cpu = cpu;
+	return 0;
+}
+
 /* irq_pending: raised (the line signals, its delivery scheduled) and not yet taken. */
 static int chip_pending(struct irq_data *d)
 {
@@ -148,12 +185,13 @@ static int chip_pending(struct irq_data *d)
 
 static const struct irq_chip sim_chip = {
 	.name = "SIM", .mask = chip_mask, .unmask = chip_unmask, .ack = chip_ack,
-	.eoi = chip_eoi, .set_type = chip_set_type,
+	.eoi = chip_eoi, .set_type = chip_set_type, .irq_set_affinity = chip_set_affinity,
 };
 
 static const struct irq_chip sim_chip_pending = {
 	.name = "SIM-PEND", .mask = chip_mask, .unmask = chip_unmask, .ack = chip_ack,
 	.eoi = chip_eoi, .set_type = chip_set_type, .irq_pending = chip_pending,
+	.irq_set_affinity = chip_set_affinity,
 };
 
 /* ---- setup and stimulus ---------------------------------------------------- */
@@ -161,12 +199,21 @@ static const struct irq_chip sim_chip_pending = {
 /* The simulated host's tick (sim_options.tick_ns). */
 static struct irq_port_timer tick_timer;
 static uint64_t tick_period_ns, tick_count;
+static unsigned int sim_cpus = 1;
+static bool tick_lent;  /* the tick is lent to the core (irq_tick); else it only ticks the other CPUs */
 
 static void sim_tick(void *arg)
 {
+	unsigned int cpu;
+
 	(void)arg;
 	tick_count++;
-	irq_tick(irq_host_now_ns());  /* the tick's time, read by the host (not one of the core's reads) */
+	/* The other CPUs' ticks, at the same period (each finishes an interrupt), unless stalled. */
+	for (cpu = 1; cpu < sim_cpus; cpu++)
+		if (!irq_host_cpu_stalled_until(cpu, irq_host_now_ns()))
+			irq_host_cpu_progress_add(cpu);
+	if (tick_lent)
+		irq_tick(irq_host_now_ns());  /* the tick's time, read by the host (not one of the core's reads) */
 	/* On the ideal grid, like kernel/time's one-shot tick. */
 	irq_port_timer_arm(&tick_timer, tick_timer.expires_ns + tick_period_ns);
 }
@@ -188,6 +235,7 @@ void sim_reset(void)
 	irq_host_reset();  /* (drops the tick timer with every other) */
 	tick_period_ns = 0;
 	tick_count = 0;
+	sim_cpus = 1;
 	for (i = 0; i < IRQ_NR_LINES; i++)
 		lines[i] = (struct sim_line){ 0 };
 	chip_errors = 0;
@@ -212,13 +260,19 @@ int sim_start(const struct sim_options *opt)
 	if (opt->irqpoll)
 		err = err ? err : irq_param_irqpoll(NULL, NULL);
 	err = err ? err : irq_param_policy(opt->policy ? opt->policy : "irqkit", NULL);
+	sim_cpus = opt->cpus ? opt->cpus : 1;
+	if (sim_cpus > IRQ_HOST_CPUS || sim_cpus > IRQ_NR_CPUS)
+		err = -IRQ_EINVAL;
 	if (!err && !opt->defences_off)
 		irq_defences_start();
-	if (!err && !opt->no_tick) {
+	/* Without the tick lent to the core, the other CPUs still tick (their own timers), unseen by it. */
+	tick_lent = !opt->no_tick;
+	if (!err && (tick_lent || sim_cpus > 1)) {
 		tick_period_ns = opt->tick_ns ? opt->tick_ns : SIM_TICK_NS;
 		irq_port_timer_init(&tick_timer, sim_tick, NULL);
 		irq_port_timer_arm(&tick_timer, irq_host_now_ns() + tick_period_ns);
-		irq_tick_start(tick_period_ns);
+		if (tick_lent)
+			irq_tick_start(tick_period_ns);
 	}
 	return err;
 }
@@ -280,6 +334,13 @@ void sim_line_edge(unsigned int irq)
 		return;
 	l->latched = true;
 	line_kick(l);
+}
+
+void sim_cpu_stall(unsigned int cpu, uint64_t ns)
+{
+	uint64_t now = irq_host_now_ns();
+
+	irq_host_cpu_stall(cpu, now, now + ns);
 }
 
 void sim_run_for(uint64_t ns)

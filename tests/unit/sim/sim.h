@@ -82,6 +82,8 @@ struct sim_line {
 	uint64_t take_rng;
 	uint64_t delayed_takes;      /* deliveries scheduled late so */
 	uint64_t pending_calls;      /* irq_pending calls (chips of sim_line_setup_pending) */
+	unsigned int cpu;            /* the CPU its interrupts go to (irq_set_affinity: the lowest of the mask) */
+	uint64_t stalled_takes;      /* deliveries held because that CPU was stalled (sim_cpu_stall) */
 };
 
 /* The options a simulation starts the defences with. */
@@ -96,6 +98,14 @@ struct sim_options {
 	 */
 	uint64_t tick_ns;
 	bool no_tick;
+	/*
+	 * CPUs of the simulated machine (0: 1). Everything runs on CPU 0 (the
+	 * timers, the drivers' threads) except a line's interrupts, which run
+	 * on the CPU of its affinity; each other CPU takes its own tick at the
+	 * tick period (irq_port_cpu_progress: it ran) unless stalled - also
+	 * with no_tick, which only means the tick is not lent to the core.
+	 */
+	unsigned int cpus;
 };
 
 /* The simulated host's tick period unless a case asks for another (irqkit's hz=1000). */
@@ -147,6 +157,15 @@ void sim_line_edge(unsigned int irq);
 unsigned int sim_chip_errors(void);
 const char *sim_chip_first_error(void);
 
+/*
+ * sim_cpu_stall - CPU @cpu does not run for @ns from now (a virtual CPU its
+ * host descheduled, an SMI): it takes no interrupt (deliveries to it wait,
+ * pending at the controller, until it runs again), finishes none, takes no
+ * tick. CPU 0 is where the timers run: its stall holds every event (the
+ * whole machine stopped, as a one-CPU guest whose host stops it).
+ */
+void sim_cpu_stall(unsigned int cpu, uint64_t ns);
+
 /* sim_run_for - advance virtual time by @ns, running every event on the way. */
 void sim_run_for(uint64_t ns);
 
@@ -188,6 +207,8 @@ struct sim_dev {
 	uint64_t loss_change_after_ops; /* 0: never; else operations after this many lose at loss_ppm_after */
 	uint32_t loss_ppm_after;
 	uint64_t think_ns;
+	uint64_t handler_ns;         /* CPU time each call of its handler takes (irq_host_spend_ns; 0: none) */
+	uint64_t lose_ops[2];        /* these operations' interrupts are lost, whatever loss_ppm says (0: none) */
 	uint64_t late_irq_op;        /* this operation's interrupt comes late_irq_ns after it is done (0: none) */
 	uint64_t late_irq_ns;
 	uint64_t irq_delay_ns;       /* every interrupt comes this long after the operation is done (edge; 0: at once),
@@ -250,6 +271,7 @@ struct sim_source {
 	bool has_handler;
 	uint32_t claim_ppm;
 	bool claims_own;             /* its handler claims only a call that follows an edge of its own */
+	uint64_t handler_ns;         /* CPU time each call of its handler takes (irq_host_spend_ns; 0: none) */
 	uint64_t seed;
 	/* state and results */
 	uint64_t rng;

@@ -20,6 +20,8 @@ static bool dev_loses_irq(struct sim_dev *d)
 		       (d->loss_change_after_ops && d->op > d->loss_change_after_ops);
 	uint32_t ppm = changed ? d->loss_ppm_after : d->loss_ppm;
 
+	if (d->op && (d->op == d->lose_ops[0] || d->op == d->lose_ops[1]))
+		return true;
 	return sim_chance(&d->rng, ppm);
 }
 
@@ -121,6 +123,8 @@ static irqreturn_t dev_handler(unsigned int irq, void *dev_id)
 
 	d->handler_calls++;
 	d->handler_polls += polled;
+	if (d->handler_ns)
+		irq_host_spend_ns(d->handler_ns);
 	if (!d->done)
 		return IRQ_NONE;
 	latency = irq_host_now_ns() - d->op_started_ns;
@@ -229,6 +233,8 @@ static irqreturn_t source_handler(unsigned int irq, void *dev_id)
 
 	(void)irq;
 	s->handler_calls++;
+	if (s->handler_ns)
+		irq_host_spend_ns(s->handler_ns);
 	if (s->claims_own) {
 		if (!s->unserved)
 			return IRQ_NONE;

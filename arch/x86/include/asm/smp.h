@@ -66,7 +66,7 @@ struct cpu_data {
 	volatile bool online;         /* checked in and running (store-release by the CPU itself) */
 	volatile uint32_t irq_depth;  /* nesting of interrupt handlers on this CPU */
 	volatile uint64_t ticks;      /* its LAPIC timer's interrupts */
-	volatile uint64_t interrupts; /* interrupts taken (vectors 32-255) */
+	volatile uint64_t interrupts; /* interrupts finished (vectors 32-255): counted at their end, smp_irq_exit */
 	volatile uint64_t idle_ns;    /* time halted waiting for an interrupt */
 	volatile uint64_t idle_since; /* tsc_ns() when the current halt began, 0 if not halted */
 	uint64_t online_ns;           /* tsc_ns() when it checked in */
@@ -147,9 +147,27 @@ void smp_send_wakeup(unsigned int cpu);
  */
 void smp_idle_halt(void);
 
-/* smp_irq_enter / smp_irq_exit - called by arch/x86/irq.c around every interrupt (on @vector). */
+/*
+ * smp_irq_enter / smp_irq_exit - called by arch/x86/irq.c around every
+ * interrupt (on @vector). The exit counts the interrupt as finished
+ * (cpu_data.interrupts), after its handlers: kernel/irq reads that count
+ * from other CPUs as the sign that this CPU ran (irq_port_cpu_progress in
+ * arch/x86/irq_port.c). Ordering: the handlers' stores (the line's
+ * unclaimed count among them) come before the count's store in program
+ * order; x86 keeps stores in that order for other CPUs (TSO) and the
+ * release fence keeps the compiler from moving them after it (it emits no
+ * instruction), so a CPU whose acquire load sees the new count sees them.
+ * The low word is one aligned 32-bit store of the increment: never torn.
+ */
 void smp_irq_enter(unsigned int vector);
-static inline void smp_irq_exit(void) { this_cpu()->irq_depth--; }
+static inline void smp_irq_exit(void)
+{
+	struct cpu_data *c = this_cpu();
+
+	c->irq_depth--;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	c->interrupts++;
+}
 
 /* smp_print_cpus - the `cpus` shell command's table (cprintf). RETURNS 0. */
 int smp_print_cpus(void);

@@ -1,0 +1,101 @@
+/*
+ * stall.c - evidence that a CPU ran (issue 28): a stalled CPU is not a
+ * lost interrupt.
+ *
+ * The defences poll on time, from wherever the poll timer runs; a line's
+ * interrupt goes to the CPU the line is routed to, and that CPU may not be
+ * running: a virtual CPU its host has descheduled, an SMI, a CPU spinning
+ * with interrupts off. A poll then finds the device's work done and its
+ * interrupt not taken - late, not lost. Judged by time alone (2010, Linux)
+ * that is a lost interrupt, announced, and the line put on polling:
+ * kernel/irq in an xv6 on a loaded host did exactly that, and so did
+ * irqkit's own tests beside a compiler.
+ *
+ * The sign that a CPU ran is the count of interrupts it has finished
+ * (irq_port_cpu_progress, port.h). A poll that finds work takes a mark of
+ * the line's CPU (__irq_cpu_mark): which CPU, its count, when. The verdict
+ * on that work may call it lost only once the CPU has finished
+ * stall_ran_irqs (3) interrupts since the mark (__irq_cpu_ran): the first
+ * ends whatever it was in, so it had interrupts enabled after; the second
+ * is the one it took then - the line's own, had it been pending, unless
+ * one of a higher priority (the tick) was pending beside it; the third
+ * covers that one. Each count's advance is a release after the handlers'
+ * stores (port.h), so a verdict that sees the third sees the unclaimed
+ * interrupt the line's handlers counted, if it came. Asked on the line's
+ * CPU itself, of a mark taken there, one is enough: the interrupt in which
+ * the poll found the work has ended, and the CPU took what was pending
+ * before it did anything else. Until then the verdict waits.
+ *
+ * A CPU that finished no interrupt for stall_ns since a mark (2 ms: an idle
+ * CPU ticks every millisecond), or a mark taken by a poll timer that fired
+ * stall_ns late (on one CPU: the host stopped the whole machine, and the
+ * timer was as late as the interrupt), shows the CPU was not running
+ * (__irq_cpu_stalled): what was found is "late (CPU not running)" when the
+ * interrupt comes after all - counted apart, not announced, neither a good
+ * delivery nor a bad one - and lost as before when the CPU runs and it
+ * does not come.
+ *
+ * Memory ordering, lock-free across CPUs:
+ *   writer                 what                          reader
+ *   the line's CPU X       its handlers' stores (the     any CPU, under the
+ *                          line's unclaimed count),      line's lock:
+ *                          then its progress count       progress (acquire),
+ *                          (release: port.h)             then the unclaimed
+ *                                                        count (relaxed)
+ * A reader that sees X's count moved sees every store X made before the
+ * move; without the pairing a verdict could see the count of X's next
+ * interrupt and not the unclaimed interrupt before it, and call a late
+ * interrupt lost. The marks themselves are under the line's lock.
+ */
+#include "internals.h"
+
+unsigned int __irq_line_cpu(const struct irq_desc *desc)
+{
+	irq_cpumask_t mask = desc->affinity;
+	unsigned int cpu;
+
+	/* The lowest CPU of the mask: arch/x86's IOAPIC and MSI chips deliver there (irqchip.h). */
+	for (cpu = 0; cpu + 1 < IRQ_NR_CPUS && mask && !(mask & 1u); cpu++)
+		mask >>= 1;
+	return mask ? cpu : 0;
+}
+
+void __irq_cpu_mark(struct irq_desc *desc, struct irq_cpu_mark *m, uint64_t now)
+{
+	unsigned int cpu = __irq_line_cpu(desc);
+
+	m->at_ns = now;
+	m->cpu = (uint16_t)cpu;
+	m->here = cpu == irq_port_cpu_id();
+	m->progress = irq_port_cpu_progress(cpu);
+	/* The poll timer's expiry that runs this poll came stall_ns late (poll.c); read under the lock. */
+	m->late_poll = desc->def.poll_fired_late && (desc->status & IRQS_POLLING);
+}
+
+bool __irq_cpu_ran(const struct irq_cpu_mark *m)
+{
+	uint32_t need = (uint32_t)irq_policy()->stall_ran_irqs;
+
+	if (!need)
+		return true;  /* a profile without the test: judged by time, as in 2010 */
+	if (m->here && m->cpu == irq_port_cpu_id())
+		need = 1;
+	need += m->late_poll;  /* after a late poll: one more, the CPU had only just started again */
+	return irq_port_cpu_progress(m->cpu) - m->progress >= need;
+}
+
+bool __irq_cpu_stalled(const struct irq_cpu_mark *m, uint64_t now)
+{
+	const struct irq_policy *p = irq_policy();
+
+	if (!p->stall_ran_irqs)
+		return false;
+	if (m->late_poll)
+		return true;
+	return irq_port_cpu_progress(m->cpu) == m->progress && now >= m->at_ns && now - m->at_ns >= p->stall_ns;
+}
+
+uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m)
+{
+	return irq_port_cpu_progress(m->cpu) - m->progress;  /* (a count that wraps: by difference) */
+}

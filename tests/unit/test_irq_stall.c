@@ -1,0 +1,522 @@
+/*
+ * test_irq_stall.c - a stalled CPU is not a lost interrupt (issue 28;
+ * kernel/irq/stall.c): host tests in the virtual-time simulator with two
+ * CPUs, the line's interrupts on CPU 1 and everything else (timers,
+ * drivers) on CPU 0, as a kernel in a VM whose host deschedules the
+ * virtual CPU that takes the disk's interrupt.
+ *
+ * A CPU that stops for 5, 50 or 500 ms while its line's interrupt is
+ * pending: the work is done late, nothing is judged lost, nothing is
+ * announced, the token stays verified - with the host's tick (the safety
+ * poll waits for the CPU: stall_gate) and without one (the poll takes the
+ * work, the verdict waits for the CPU: stall_ran_irqs). Against it, an
+ * interrupt really lost while the CPU stands still: found, and judged
+ * lost, once the CPU runs again. The same for IRQ watching. And the whole
+ * machine stopped (CPU 0, which runs the timers): the late poll is marked.
+ *
+ * Each case checks that the scenario happened (the deliveries really were
+ * held by the stall: sim_line()->stalled_takes), then what was judged.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include <kernel/errno.h>
+#include "sim/sim_cmocka.h"
+
+#define LINE 5
+/* The CPU the line's interrupts go to. */
+#define LINE_CPU 1
+/* A disk-like device: 50 us per command, the next one 20 us after the completion. */
+#define DEV_LATENCY_NS (50 * SIM_US)
+#define DEV_THINK_NS (20 * SIM_US)
+/*
+ * A slow one: longer than the tick period, so its verified token's safety
+ * poll finds it busy while CPU 1 runs, and the polls that follow (no
+ * longer held for CPU 1) take the work that a stall holds back: the
+ * verdict's own rule is what keeps the trust then. With the tick, longer
+ * than the stall_gate (3) tick periods that the safety poll waits for
+ * CPU 1: 4.5 ms; without it (no gate) 1.5 ms, so that a 5 ms stall holds
+ * several completions.
+ */
+#define SLOW_LATENCY_NS (4500 * SIM_US)
+#define SLOW_LATENCY_NO_TICK_NS (1500 * SIM_US)
+/* A watched device with work every 10 ms (a keyboard's interrupt pipe under typing). */
+#define WATCHED_THINK_NS (10 * SIM_MS)
+#define DEV_TIMEOUT_NS (5 * SIM_S)
+/* Long enough to verify the token (32 good deliveries) and settle its latency. */
+#define WARMUP_NS (200 * SIM_MS)
+/* After a stall: time for the CPU's ticks and the verdicts that waited for them. */
+#define AFTER_NS (30 * SIM_MS)
+
+static const uint64_t stalls_ns[] = { 5 * SIM_MS, 50 * SIM_MS, 500 * SIM_MS };
+
+static struct sim_dev disk(void)
+{
+	return (struct sim_dev){ .name = "disk", .irq = LINE, .latency_ns = DEV_LATENCY_NS, .think_ns = DEV_THINK_NS,
+				 .timeout_ns = DEV_TIMEOUT_NS, .use_expect = true, .seed = 28 };
+}
+
+static struct sim_dev slow_disk(bool tick)
+{
+	struct sim_dev d = disk();
+
+	d.latency_ns = tick ? SLOW_LATENCY_NS : SLOW_LATENCY_NO_TICK_NS;
+	return d;
+}
+
+static struct sim_dev watched(void)
+{
+	return (struct sim_dev){ .name = "kbd", .irq = LINE, .latency_ns = 50 * SIM_US, .think_ns = WATCHED_THINK_NS,
+				 .use_watch = true, .seed = 3 };
+}
+
+static bool verified(const struct sim_dev *d)
+{
+	return (__atomic_load_n(&d->exp->state, __ATOMIC_RELAXED) & IRQ_EXP_VERIFIED) != 0;
+}
+
+/* Two CPUs, the device's line on CPU 1, the device running until its token is verified. */
+static void start_on_cpu1(void **state, struct sim_dev *d, bool tick)
+{
+	struct sim_options opt = { .cpus = 2, .no_tick = !tick };
+
+	sim_case_start(state, &opt);
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(irq_set_affinity(LINE, 1u << LINE_CPU), 0);
+	assert_int_equal(sim_line(LINE)->cpu, LINE_CPU);
+	assert_int_equal(sim_dev_attach(d), 0);
+	assert_non_null(d->exp);
+	sim_dev_start(d, 0);
+	sim_run_for(WARMUP_NS);
+	assert_true(verified(d));
+	assert_int_equal(d->by_poll, 0);
+	irq_host_log_clear();
+}
+
+/*
+ * The slow disk's command has had its safety poll, which found it busy:
+ * the polls that follow come at short gaps and would take a completion
+ * that a stall holds back (bounded: a few commands' time).
+ */
+static void run_until_the_safety_poll_found_it_busy(struct sim_dev *d)
+{
+	const uint32_t want = IRQ_EXP_EXPECTING | IRQ_EXP_FIRST_POLL;
+	unsigned int steps;
+
+	for (steps = 0; steps < 100000; steps++) {
+		if ((__atomic_load_n(&d->exp->state, __ATOMIC_RELAXED) & want) == want)
+			return;
+		sim_run_for(10 * SIM_US);
+	}
+	fail_msg("the slow disk's safety poll never found it busy");
+}
+
+/*
+ * CPU 1 stops for each of the stalls with the disk busy: the interrupt of
+ * the command in flight is raised and waits for CPU 1; the driver (CPU 0)
+ * waits for it. Nothing may be judged lost, nothing announced, the token
+ * verified throughout. @slow: the slow disk, whose completions the polls
+ * take during the stall (the verdict waits); else the fast one, whose
+ * safety poll waits for CPU 1 (with the tick) or comes only at the recheck
+ * (without).
+ */
+static void stalled_cpu_holds_the_interrupt(void **state, bool tick, bool slow)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(stalls_ns) / sizeof(stalls_ns[0]); i++) {
+		struct sim_dev d = slow ? slow_disk(tick) : disk();
+		uint64_t ops, held, polled;
+		struct irq_desc *desc;
+
+		if (i)
+			sim_reset();
+		start_on_cpu1(state, &d, tick);
+		desc = irq_to_desc(LINE);
+		if (slow)
+			run_until_the_safety_poll_found_it_busy(&d);
+		ops = d.completions;
+		polled = d.by_poll;
+		held = sim_line(LINE)->stalled_takes;
+		sim_cpu_stall(LINE_CPU, stalls_ns[i]);
+		/* Check every millisecond of the stall: no verdict may cost the token its trust meanwhile. */
+		for (uint64_t t = 0; t < stalls_ns[i]; t += SIM_MS) {
+			sim_run_for(SIM_MS);
+			assert_true(verified(&d));
+		}
+		sim_run_for(AFTER_NS);
+		print_message("stall %llu ms (%s disk, %s): %llu held deliveries, %llu completions by poll, %llu late, %llu late "
+			      "while CPU 1 did not run, %llu safety polls waited\n",
+			      (unsigned long long)(stalls_ns[i] / SIM_MS), slow ? "slow" : "fast", tick ? "tick" : "no tick",
+			      (unsigned long long)(sim_line(LINE)->stalled_takes - held),
+			      (unsigned long long)(d.by_poll - polled), (unsigned long long)d.exp->completions_late,
+			      (unsigned long long)d.exp->completions_stalled, (unsigned long long)desc->def.tick_stall_waits);
+		/* The scenario: the interrupt was raised during the stall and waited for CPU 1. */
+		assert_true(sim_line(LINE)->stalled_takes > held);
+		assert_true(d.completions > ops + (slow ? 5 : 100));  /* and the disk works on after it */
+		assert_int_equal(d.timeouts, 0);
+		assert_int_equal(d.double_completions, 0);
+		/* The verdicts: nothing lost, nothing announced, still verified. */
+		assert_true(verified(&d));
+		assert_int_equal(d.exp->action->health.episodes, 0);
+		assert_false(irq_host_log_contains("expected interrupt lost"));
+		assert_false(irq_host_log_contains("on polling"));
+		if (slow) {
+			/* Polls took the work the stall held back, and their verdicts waited for CPU 1. */
+			assert_true(d.by_poll > polled);
+			assert_true(d.exp->completions_stalled > 0);
+		} else if (tick) {
+			/* The safety poll waited for CPU 1 instead of taking the work from its interrupt. */
+			assert_int_equal(d.by_poll, polled);
+			assert_true(desc->def.tick_stall_waits > 0);
+		}
+		sim_dev_detach(&d);
+	}
+}
+
+static void a_cpu_that_stops_with_the_interrupt_pending_is_not_a_lost_interrupt(void **state)
+{
+	stalled_cpu_holds_the_interrupt(state, true, false);
+}
+
+static void a_stall_whose_work_the_polls_take_leaves_the_verdict_waiting(void **state)
+{
+	stalled_cpu_holds_the_interrupt(state, true, true);
+}
+
+static void without_a_tick_the_verdict_waits_for_the_stalled_cpu(void **state)
+{
+	stalled_cpu_holds_the_interrupt(state, false, true);
+}
+
+/*
+ * The device's interrupts really go (every one from now on) while CPU 1
+ * stands still for 50 ms: no verdict before CPU 1 runs again; then the
+ * loss is found and judged lost, and announced, within a few of its ticks.
+ */
+static void lost_during_a_stall(void **state, bool tick)
+{
+	struct sim_dev d = tick ? disk() : slow_disk(false);
+	struct irq_desc *desc;
+	uint64_t stall = 50 * SIM_MS, end;
+	/* Without the tick a busy verified token is looked at once per recheck (the slow disk: its follow-up polls). */
+	uint64_t within = tick ? 10 * SIM_MS : 2 * sim_case_policy(state)->expect_verified_recheck_ns;
+
+	start_on_cpu1(state, &d, tick);
+	desc = irq_to_desc(LINE);
+	if (!tick)
+		run_until_the_safety_poll_found_it_busy(&d);  /* the polls that follow look during the stall */
+	d.loss_change_at_ns = sim_now();
+	d.loss_ppm_after = SIM_PPM;
+	sim_cpu_stall(LINE_CPU, stall);
+	end = sim_now() + stall;
+	sim_run_for(stall - SIM_MS);
+	/* Not judged while CPU 1 did not run: the interrupt might be waiting there. */
+	assert_true(verified(&d));
+	assert_false(irq_host_log_contains("expected interrupt lost"));
+	sim_run_for(SIM_MS + within + AFTER_NS);
+	print_message("lost during a stall (%s): %llu lost interrupts, %llu completions by poll, announced %s; "
+		      "the episode began %llu us after the stall\n", tick ? "tick" : "no tick",
+		      (unsigned long long)d.lost_irqs, (unsigned long long)d.by_poll,
+		      irq_host_log_contains("expected interrupt lost") ? "yes" : "no",
+		      (unsigned long long)((d.exp->action->health.since_ns - end) / SIM_US));
+	assert_true(d.lost_irqs > 0 && d.by_poll > 0);
+	assert_int_equal(d.timeouts, 0);
+	assert_false(verified(&d));
+	assert_true(irq_host_log_contains_all("\"disk\"", "expected interrupt lost"));
+	assert_true(d.exp->action->health.active && d.exp->action->health.since_ns >= end);
+	/* Found and judged lost once CPU 1 ran: within a few of its ticks after the stall. */
+	assert_true(d.exp->action->health.since_ns < end + within);
+	(void)desc;
+	sim_dev_detach(&d);
+}
+
+static void an_interrupt_lost_during_a_stall_is_found_once_the_cpu_runs_again(void **state)
+{
+	lost_during_a_stall(state, true);
+}
+
+static void without_a_tick_an_interrupt_lost_during_a_stall_is_judged_once_the_cpu_runs_again(void **state)
+{
+	lost_during_a_stall(state, false);
+}
+
+/*
+ * The driver's own time-out (20 ms here) ends its wait while CPU 1 stands
+ * still for 50 ms with the command's interrupt pending, and the safety poll
+ * waits for CPU 1: the driver gives up and completes the command itself.
+ * That time-out, judged by time alone, is no lost interrupt either: late
+ * (CPU not running), not announced, the token still verified. Against it,
+ * a device that really never answers (its commands outlast the time-out)
+ * on a line whose CPU runs: each time-out is judged, and announced.
+ */
+#define DRIVER_TIMEOUT_NS (20 * SIM_MS)
+
+static void a_driver_time_out_while_the_cpu_stands_still_is_not_a_lost_interrupt(void **state)
+{
+	struct sim_dev d = disk();
+	uint64_t held, stalled;
+
+	d.timeout_ns = DRIVER_TIMEOUT_NS;
+	start_on_cpu1(state, &d, true);
+	held = sim_line(LINE)->stalled_takes;
+	stalled = d.exp->completions_stalled;
+	sim_cpu_stall(LINE_CPU, 50 * SIM_MS);
+	sim_run_for(50 * SIM_MS + AFTER_NS);
+	print_message("driver time-out during a stall: %llu time-outs, %llu held deliveries, %llu late while CPU 1 did "
+		      "not run, %llu completions by poll\n", (unsigned long long)d.timeouts,
+		      (unsigned long long)(sim_line(LINE)->stalled_takes - held),
+		      (unsigned long long)(d.exp->completions_stalled - stalled), (unsigned long long)d.by_poll);
+	/* The scenario: the driver timed out while the interrupt waited for CPU 1. */
+	assert_true(sim_line(LINE)->stalled_takes > held);
+	assert_true(d.timeouts >= 1);  /* (2: the next command, started at the first time-out, waits for CPU 1 too) */
+	/* The verdict: not judged, not announced, the trust kept. */
+	assert_true(d.exp->completions_stalled - stalled >= d.timeouts);
+	assert_true(verified(&d));
+	assert_int_equal(d.exp->action->health.episodes, 0);
+	assert_false(irq_host_log_contains("timed out"));
+	sim_dev_detach(&d);
+}
+
+/*
+ * The driver's wait ends while the line's handlers run for an interrupt on
+ * CPU 1 that has not returned (a vCPU kept off the host's CPUs between the
+ * chip's ack and the handler's return: seen in tests/qemu/test_loaded.py's
+ * trace, 306 ms): the interrupt came, so the time-out is late (CPU not
+ * running), not announced. The run is set up by hand, as the flow would
+ * leave it on CPU 1 (IRQS_INPROGRESS, an interrupt's run, CPU 1 its owner);
+ * no poll ran since the expect, so no mark of CPU 1 tells the rest.
+ */
+static void a_driver_time_out_while_the_line_cpu_is_inside_the_handlers_is_not_a_lost_interrupt(void **state)
+{
+	struct sim_dev d = disk();
+	struct irq_desc *desc;
+	unsigned long flags;
+	uint64_t stalled;
+
+	start_on_cpu1(state, &d, true);
+	desc = irq_to_desc(LINE);
+	sim_dev_stop(&d);
+	sim_run_for(SIM_MS);
+	assert_false(d.busy);
+	d.latency_ns = SIM_S;  /* the next command stays in flight */
+	sim_dev_start(&d, 0);
+	sim_run_for(0);
+	assert_true(d.busy && verified(&d));
+	stalled = d.exp->completions_stalled;
+	flags = irq_port_lock_irqsave(&desc->lock);
+	desc->status |= IRQS_INPROGRESS;
+	__atomic_store_n(&desc->run_is_poll, false, __ATOMIC_RELAXED);
+	__atomic_store_n(&desc->run_clock_cpu, LINE_CPU + 1, __ATOMIC_RELAXED);
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	unexpect_irq(d.exp, true);  /* the driver, on CPU 0, gives up */
+	flags = irq_port_lock_irqsave(&desc->lock);
+	__atomic_store_n(&desc->run_clock_cpu, 0, __ATOMIC_RELAXED);
+	desc->status &= ~IRQS_INPROGRESS;
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	assert_int_equal(d.exp->completions_stalled, stalled + 1);
+	assert_true(verified(&d));
+	assert_int_equal(d.exp->action->health.episodes, 0);
+	assert_false(irq_host_log_contains("timed out"));
+	sim_dev_detach(&d);
+}
+
+static void a_driver_time_out_while_the_cpu_runs_is_judged(void **state)
+{
+	struct sim_dev d = disk();
+
+	d.timeout_ns = DRIVER_TIMEOUT_NS;
+	start_on_cpu1(state, &d, true);
+	/* From now on every command takes longer than the driver waits. */
+	d.latency_ns = 10 * DRIVER_TIMEOUT_NS;
+	sim_run_for(3 * d.latency_ns);
+	print_message("driver time-outs, CPU 1 running: %llu time-outs, announced %s\n", (unsigned long long)d.timeouts,
+		      irq_host_log_contains("expected interrupt timed out") ? "yes" : "no");
+	assert_true(d.timeouts >= 2);
+	assert_false(verified(&d));
+	assert_true(irq_host_log_contains_all("\"disk\"", "expected interrupt timed out"));
+	sim_dev_detach(&d);
+}
+
+/* The device's next command starts at @at_ns exactly (it is stopped meanwhile). */
+static void start_a_command_at(struct sim_dev *d, uint64_t at_ns)
+{
+	uint64_t ops;
+
+	assert_true(sim_now() + WATCHED_THINK_NS < at_ns);
+	sim_dev_stop(d);
+	sim_run_for(at_ns - sim_now());
+	assert_false(d->busy);
+	ops = d->ops;
+	sim_dev_start(d, 0);
+	sim_run_for(0);
+	assert_true(d->ops == ops + 1 && d->busy);
+}
+
+/*
+ * IRQ watching: a watched device on CPU 1 has work every 10 ms; CPU 1 stops
+ * as a command starts, 2 ms before the first watch poll (0.5 s after
+ * watch_irq), which finds the work whose interrupt waits for CPU 1. The watch window (20 ms) ends
+ * inside a 50 or 500 ms stall: no verdict of "polled" until CPU 1 has run,
+ * and then its interrupt comes: late (CPU not running), not announced.
+ */
+static void a_watched_line_whose_cpu_stops_is_not_put_on_polling(void **state)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(stalls_ns) / sizeof(stalls_ns[0]); i++) {
+		struct sim_options opt = { .cpus = 2 };
+		struct sim_dev d = watched();
+		const struct irq_watch *w;
+		uint64_t held;
+
+		if (i)
+			sim_reset();
+		sim_case_start(state, &opt);
+		assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+		assert_int_equal(irq_set_affinity(LINE, 1u << LINE_CPU), 0);
+		assert_int_equal(sim_dev_attach(&d), 0);
+		sim_dev_start(&d, 0);
+		/* The first watch poll comes watch_interval_ns after watch_irq: a command and the stall 2 ms before. */
+		start_a_command_at(&d, sim_case_policy(state)->watch_interval_ns - 2 * SIM_MS);
+		w = &irq_to_desc(LINE)->action->watch;
+		held = sim_line(LINE)->stalled_takes;
+		sim_cpu_stall(LINE_CPU, stalls_ns[i]);
+		sim_run_for(stalls_ns[i] + AFTER_NS);
+		print_message("watch, stall %llu ms: %llu held deliveries, %llu found by polls, late %llu, late while CPU 1 "
+			      "did not run %llu, polled %llu\n", (unsigned long long)(stalls_ns[i] / SIM_MS),
+			      (unsigned long long)(sim_line(LINE)->stalled_takes - held), (unsigned long long)d.by_poll,
+			      (unsigned long long)w->late_since_boot, (unsigned long long)w->stalled_since_boot,
+			      (unsigned long long)w->polled_since_boot);
+		assert_true(sim_line(LINE)->stalled_takes > held);
+		assert_true(d.by_poll > 0);                  /* a watch poll took work whose interrupt waited */
+		assert_int_equal(w->polled_since_boot, 0);   /* none counted as found by polling */
+		assert_false(irq_host_log_contains("watch: a poll found work"));
+		assert_false(irq_host_log_contains("on polling"));
+		if (stalls_ns[i] > sim_case_policy(state)->watch_late_window_ns)
+			assert_true(w->stalled_since_boot > 0);  /* the window ended in the stall: counted apart */
+		sim_dev_detach(&d);
+	}
+}
+
+/* The same device's interrupts misrouted away during a stall: once CPU 1 runs, the finds are polled. */
+static void a_watched_line_that_loses_its_interrupts_during_a_stall_is_judged_once_the_cpu_runs(void **state)
+{
+	struct sim_options opt = { .cpus = 2 };
+	struct sim_dev d = watched();
+	const struct irq_watch *w;
+	uint64_t stall = 50 * SIM_MS;
+
+	sim_case_start(state, &opt);
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(irq_set_affinity(LINE, 1u << LINE_CPU), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	start_a_command_at(&d, sim_case_policy(state)->watch_interval_ns - 2 * SIM_MS);
+	w = &irq_to_desc(LINE)->action->watch;
+	d.loss_change_at_ns = sim_now();
+	d.loss_ppm_after = SIM_PPM;
+	sim_cpu_stall(LINE_CPU, stall);
+	sim_run_for(stall - SIM_MS);
+	assert_int_equal(w->polled_since_boot, 0);   /* no verdict while CPU 1 stands still */
+	assert_false(irq_host_log_contains("watch: a poll found work"));
+	sim_run_for(SIM_MS + AFTER_NS);
+	assert_true(w->polled_since_boot > 0);
+	assert_true(irq_host_log_contains_all("\"kbd\"", "watch: a poll found work"));
+	sim_dev_detach(&d);
+}
+
+/*
+ * One CPU, and the host stops the whole machine (CPU 0, where the timers
+ * run too) with the disk's interrupt raised: when it runs again the poll
+ * timer, far past its time, and the interrupt are both due. The late poll
+ * marks what it finds (stall_ns): never lost, the token keeps its trust.
+ */
+static void a_whole_machine_stopped_with_the_interrupt_pending_loses_nothing(void **state)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(stalls_ns) / sizeof(stalls_ns[0]); i++) {
+		struct sim_dev d = disk();
+		uint64_t polls;
+
+		if (i)
+			sim_reset();
+		sim_case_start(state, NULL);
+		assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+		assert_int_equal(sim_dev_attach(&d), 0);
+		sim_dev_start(&d, 0);
+		sim_run_for(WARMUP_NS);
+		assert_true(verified(&d));
+		irq_host_log_clear();
+		polls = d.by_poll;
+		/* Mid-command: the completion falls in the stall. */
+		sim_run_for(DEV_LATENCY_NS / 2);
+		sim_cpu_stall(0, stalls_ns[i]);
+		sim_run_for(stalls_ns[i] + AFTER_NS);
+		assert_true(sim_now() > stalls_ns[i]);
+		assert_true(verified(&d));
+		assert_int_equal(d.timeouts, 0);
+		assert_false(irq_host_log_contains("expected interrupt lost"));
+		/* If the late poll took the work, it was judged late (CPU not running), not good, not lost. */
+		if (d.by_poll > polls)
+			assert_true(d.exp->completions_stalled > 0);
+		sim_dev_detach(&d);
+	}
+}
+
+/*
+ * A verdict that waited for the line's CPU keeps what came meanwhile: the
+ * disk (line on CPU 1, running) loses one interrupt, a poll takes the
+ * work, the next command's interrupt comes (and may carry the lost one's
+ * merged edge) before CPU 1 has finished enough interrupts for a verdict,
+ * and the command after that is lost and found by a poll too. The first
+ * loss is then unsure (the rule as before: the next completion came by
+ * interrupt), not lost because the verdict had to wait.
+ */
+static void a_completion_by_interrupt_while_the_verdict_waits_keeps_it_unsure(void **state)
+{
+	struct sim_dev d = disk();
+	uint64_t unsure, k;
+
+	start_on_cpu1(state, &d, true);
+	unsure = d.exp->completions_unsure;
+	k = d.op + 3;
+	d.lose_ops[0] = k;
+	d.lose_ops[1] = k + 2;
+	sim_run_for(20 * SIM_MS);
+	print_message("unsure %llu, late %llu, by poll %llu, lost interrupts %llu\n",
+		      (unsigned long long)(d.exp->completions_unsure - unsure),
+		      (unsigned long long)d.exp->completions_late, (unsigned long long)d.by_poll,
+		      (unsigned long long)d.lost_irqs);
+	assert_int_equal(d.lost_irqs, 2);
+	assert_int_equal(d.by_poll, 2);
+	/* Each loss: unsure (a completion came by interrupt after it, while or before its verdict waited). */
+	assert_int_equal(d.exp->completions_unsure - unsure, 2);
+	assert_false(irq_host_log_contains("expected interrupt lost"));
+	sim_dev_detach(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		SIM_CASE(a_cpu_that_stops_with_the_interrupt_pending_is_not_a_lost_interrupt),
+		SIM_CASE(a_stall_whose_work_the_polls_take_leaves_the_verdict_waiting),
+		SIM_CASE(without_a_tick_the_verdict_waits_for_the_stalled_cpu),
+		SIM_CASE(an_interrupt_lost_during_a_stall_is_found_once_the_cpu_runs_again),
+		SIM_CASE(without_a_tick_an_interrupt_lost_during_a_stall_is_judged_once_the_cpu_runs_again),
+		SIM_CASE(a_watched_line_whose_cpu_stops_is_not_put_on_polling),
+		SIM_CASE(a_watched_line_that_loses_its_interrupts_during_a_stall_is_judged_once_the_cpu_runs),
+		SIM_CASE(a_whole_machine_stopped_with_the_interrupt_pending_loses_nothing),
+		SIM_CASE(a_completion_by_interrupt_while_the_verdict_waits_keeps_it_unsure),
+		SIM_CASE(a_driver_time_out_while_the_cpu_stands_still_is_not_a_lost_interrupt),
+		SIM_CASE(a_driver_time_out_while_the_line_cpu_is_inside_the_handlers_is_not_a_lost_interrupt),
+		SIM_CASE(a_driver_time_out_while_the_cpu_runs_is_judged),
+	};
+
+	sim_filter_from_env();
+	return cmocka_run_group_tests_name("irq_stall", tests, NULL, NULL);
+}
