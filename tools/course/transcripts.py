@@ -63,7 +63,9 @@ The comment says, one per line:
   timeout CMD: S      how long CMD (or `boot`) may take, in seconds of the host (default 60 / 120)
   pace CMD:           type the command after CMD only once CMD's prompt came back, at a person's
                       pace, not ahead (Player.play_boot): where the typing of the next command is
-                      what CMD records (`trace start 4` traces the serial line's interrupts)
+                      what CMD records (`trace start 4` traces the serial line's interrupts), or
+                      would be if it came early (`trace stop`: the next command's keys, typed as
+                      soon as its echo came, reach the UART before the shell has run it)
   vary: TEMPLATE      numbers that differ from run to run: the template is output text with `#`
                       for each such number (decimal, 0x-hex, or a hex word such as a hash), or
                       `#{LO..HI}` for a decimal one that must lie within bounds, and `{A|B}` where
