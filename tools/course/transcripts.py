@@ -591,7 +591,8 @@ class Player:
             groups, _ = self.plan()
             again = [(k, ss) for k, ss in groups if any((s.page, s.index) in bad for s in ss)]
             self.log(f"transcripts: {len(again)} boot(s) differ; playing them once more: "
-                     + ", ".join(k for k, _ in again))
+                     + ", ".join(k for k, _ in again) + "\n"
+                     + "\n\n".join(r for _, reps in sorted(bad.items()) for r in reps))
             run_boots(again, lambda g: (g[1][0].make_run, g[1][0].assigns), lambda g: self.play_boot(*g), 1)
             bad = {k: v for k, v in failures().items() if k in bad}
         return bad
