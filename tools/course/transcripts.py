@@ -99,6 +99,7 @@ PROMPT = "irqkit> "
 HOST = "$ "
 MONITOR = "(qemu) "
 MONITOR_SWITCH = b"\x01c"   # Ctrl-A C: the console's multiplexer (-serial mon:stdio) to the monitor and back
+TYPE_AHEAD_MAX = 512        # bytes of commands typed in one write (the kernel's input ring holds 1024)
 KEY_ECHO_TIMEOUT = 10       # seconds of the host to wait for the echo of a key's character
 STAMP_RX = re.compile(r"^\[\s*\d+\.\d{6}\] ", re.M)
 ANSI_RX = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
@@ -323,10 +324,11 @@ class Boot:
     def type(self, cmd, timeout, wait=None, sent=False, ahead=None):
         """Type @cmd; RETURNS its output (the kernel's messages that came before the prompt after it,
         and until @wait was seen, included). When the keys of a `sendkey` put the start of @cmd on
-        the shell's line already, only the rest is typed. @sent: type() typed it ahead already.
-        @ahead: the command to type next, as soon as the kernel has taken this one (its echo came):
-        it waits in the kernel's input queue, and the shell takes it the moment this one is done,
-        so no time of the machine passes between the two (see Player.play_boot)."""
+        the shell's line already, only the rest is typed. @sent: typed ahead already, with an earlier
+        command. @ahead: the commands to type next, in the same write as this one: they wait in the
+        kernel's input ring (console.c, 1024 bytes; the shell echoes a line only when it reads it),
+        and the shell takes each the moment the one before is done, so no time of the machine
+        passes between them (see Player.play_boot)."""
         start = self.pos if sent else len(self.buf)
         keyed, self.keyed = self.keyed, ""
         send = cmd[len(keyed):] if keyed and cmd.startswith(keyed) else cmd
@@ -335,7 +337,7 @@ class Boot:
             # make ambiguous in the console; the page types at least one character after the keys.
             raise PageError(f"`{cmd}` is only what the keys typed: type at least one character after them")
         if not sent:
-            self.send(send.encode() + b"\r")
+            self.send(send.encode() + b"\r" + b"".join(a.encode() + b"\r" for a in ahead or []))
         if send is cmd:
             echo = self.wait_for(re.escape(cmd) + r"\n", start, 20, f"the echo of `{cmd}`")
         else:
@@ -347,8 +349,6 @@ class Boot:
         # The kernel's messages since the last prompt (the previous command's): only stamped lines,
         # not the prompt drawn again nor the echo of what was typed so far.
         between = "".join(l for l in self.buf[self.pos:echo.start()].splitlines(True) if STAMP_RX.match(l))
-        if ahead is not None:
-            self.send(ahead.encode() + b"\r")
         done = self.wait_for(re.escape(PROMPT), echo.end(), timeout, f"the prompt after `{cmd}`")
         out = self.buf[echo.end():done.start()]
         self.pos = done.end()
@@ -598,18 +598,30 @@ class Player:
         return bad
 
     def play_boot(self, key, sessions):
-        """Play the sessions of one boot. Each command of the shell is typed ahead: as soon as the
-        kernel has taken the one before (its echo came back), not when that one's prompt returns.
-        Under -icount the machine's clock would otherwise run on while it waits for the host to
-        type (with sleep=off it jumps from one timer to the next at once, ten times as fast as
-        the host's clock or more), and what the next command shows would depend on how busy the
-        host is: how many re-enable tests of a storm, how long a line was on polling. Typed ahead,
-        the commands run back to back in the machine's time. Not ahead of a command whose output
-        a `wait` extends or that the page paces (`pace CMD:`), nor of a monitor command or the keys
-        it types: those wait for the host."""
+        """Play the sessions of one boot. The commands of the shell are typed ahead: a run of them
+        in one write, with the first, not each when the prompt of the one before returns. Under
+        -icount the machine's clock would otherwise run on while it waits for the host to type
+        (with sleep=off it jumps from one timer to the next at once, ten times as fast as the
+        host's clock or more), and what the next command shows would depend on how busy the host
+        is: how many re-enable tests of a storm, how long a line was on polling. Typing each one
+        when the echo of the one before came was not enough: on a loaded host the tool saw that
+        echo late, the command before was done by then, and a storm passed one more re-enable
+        test meanwhile. QEMU hands the machine typed bytes one at a time from its main loop, so
+        they arrive while the first command runs. Typed ahead, the commands run back to back in
+        the machine's time. A run ends at a command whose output a `wait` extends or that the page
+        paces (`pace CMD:`), and at a monitor command or the keys it types: those wait for the
+        host."""
         t = time.monotonic()
         boot = None
-        flat = [inp for s in sessions for inp in s.inputs]
+        flat = [(s, inp) for s in sessions for inp in s.inputs]
+
+        def follows(j):
+            """Whether the command at flat[j] may be typed ahead, right behind the one before it."""
+            if j >= len(flat) or not flat[j][1].startswith(PROMPT) or not flat[j - 1][1].startswith(PROMPT):
+                return False
+            ps, prev = flat[j - 1][0], flat[j - 1][1][len(PROMPT):]
+            return ps.for_cmd(ps.wait, prev) is None and not ps.for_cmd(ps.pace, prev)
+
         sent_ahead, i = set(), -1
         try:
             for s in sessions:
@@ -623,12 +635,15 @@ class Player:
                         outs[inp] = (boot, None)
                     elif inp.startswith(PROMPT):
                         cmd = inp[len(PROMPT):]
-                        nxt = flat[i + 1] if i + 1 < len(flat) else None
-                        ahead = None
-                        if nxt and nxt.startswith(PROMPT) and s.for_cmd(s.wait, cmd) is None and \
-                                not s.for_cmd(s.pace, cmd) and not boot.keyed:
-                            ahead = nxt[len(PROMPT):]
-                            sent_ahead.add(i + 1)
+                        ahead = []
+                        if i not in sent_ahead and not boot.keyed:
+                            j, size = i + 1, len(cmd) + 1
+                            # Within the kernel's input ring (1024 bytes), with room to spare.
+                            while follows(j) and size + len(flat[j][1]) - len(PROMPT) + 1 <= TYPE_AHEAD_MAX:
+                                size += len(flat[j][1]) - len(PROMPT) + 1
+                                ahead.append(flat[j][1][len(PROMPT):])
+                                sent_ahead.add(j)
+                                j += 1
                         outs.setdefault("typed", []).append(
                             (inp, boot.type(cmd, s.for_cmd(s.timeout, cmd, CMD_TIMEOUT), s.for_cmd(s.wait, cmd),
                                             sent=i in sent_ahead, ahead=ahead)))
