@@ -6,7 +6,7 @@
 #   make test       every test: unit, fuzz, docs, cross builds, QEMU and Bochs boot tests
 #   make test-loaded  the QEMU tests beside one busy loop per core (tools/loaded.sh)
 #   make bench      benchmarks (instruction counts, guest-time figures); prints figures
-#   make cross      kernel/irq + timer wheel for Cortex-M3 and RV64: sizes, a run on QEMU's M3
+#   make cross      kernel/irq + timer wheel for other CPUs: sizes, runs on QEMU (M3, RV64 M/S, AArch64)
 #   make layers     kernel/irq's files in layers: graph, circles, check (report only, for now)
 #   make prof-ata   guest instructions per function of an ATA block, healthy vs lost (tools/guestprof)
 #   make trace SCENARIO=NAME  a scenario's interrupt timeline in build/trace/ (tools/trace, docs/trace.md)

@@ -29,8 +29,11 @@ valgrind valgrind
 /usr/lib/python3/dist-packages/pytest/__init__.py python3-pytest
 arm-none-eabi-gcc gcc-arm-none-eabi
 riscv64-unknown-elf-gcc gcc-riscv64-unknown-elf
+aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
 qemu-system-arm qemu-system-arm
+qemu-system-aarch64 qemu-system-arm
 qemu-system-riscv64 qemu-system-misc
+/usr/share/qemu/opensbi-riscv64-generic-fw_dynamic.bin qemu-system-data
 bochs bochs
 /usr/share/bochs/BIOS-bochs-latest bochsbios
 /usr/share/vgabios/vgabios.bin vgabios

@@ -80,6 +80,12 @@ int clockevent_prefer(const char *name)
 	return rc;
 }
 
+/* The device clockevent_prefer() named, or NULL when the ratings choose. */
+const char *clockevent_preferred(void)
+{
+	return ce_state.preferred[0] ? ce_state.preferred : NULL;
+}
+
 /* Add validated @dev; *rc gets 0 or -errno, *took_over whether @dev now
  * drives the tick. RETURNS the device it replaced (shut down), or NULL. */
 static struct clock_event_device *add_locked(struct clock_event_device *dev, int *rc, bool *took_over)

@@ -86,6 +86,8 @@ int clockevent_register(struct clock_event_device *dev);
  * -EAGAIN before time_init().
  */
 int clockevent_prefer(const char *name);
+/* The name clockevent_prefer() set (clockevent= on x86), or NULL when the ratings choose. */
+const char *clockevent_preferred(void);
 
 /* clockevent_current - RETURNS the device the tick runs on, or NULL. */
 struct clock_event_device *clockevent_current(void);

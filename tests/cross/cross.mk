@@ -1,10 +1,10 @@
 # make cross: the portable interrupt core (kernel/irq/ with the template port
 # kernel/irq/template/) and the timer wheel (kernel/time/timer_wheel.c)
-# built as freestanding static libraries for two CPUs that are not x86, with
-# Debian's bare-metal cross compilers and warnings as errors. This proves
-# the code has no x86 or irqkit assumption: no kernel header, no libc, no
-# inline assembly outside the port, no type-size accident (printf formats,
-# 64-bit atomics a 32-bit CPU lacks).
+# built as freestanding static libraries for CPUs other than irqkit's own,
+# with Debian's cross compilers and warnings as errors. This proves the code
+# has no x86 or irqkit assumption: no kernel header, no libc, no inline
+# assembly outside the port, no type-size accident (printf formats, 64-bit
+# atomics a 32-bit CPU lacks).
 #
 # For each architecture the libraries are built four times: with irq_config.h's
 # defaults (no -D at all: what a porter gets), with CROSS_FEW_LINES lines,
@@ -20,10 +20,15 @@
 # interrupt line (the growth of every static table between the two builds).
 # Then the size matrix (below): the Cortex-M3 with -Os, one build per set of
 # the switches that leave defences and reports out (tests/cross/cross_matrix.py).
-# The Cortex-M3 build (minimal) is then run on QEMU's mps2-an385 board with
-# real NVIC interrupts (tests/cross/m3_run.c, judged by tests/cross/m3_check.py),
-# and the RV64 build (full) on QEMU's virt board with the PLIC and the UART
-# (tests/cross/rv64_run.c, judged by tests/cross/rv64_check.py).
+# Then the runs, each booted on QEMU and judged from outside:
+#   - Cortex-M3 (minimal build) on mps2-an385 with real NVIC interrupts
+#     (tests/cross/m3_run.c, judged by tests/cross/m3_check.py);
+#   - RV64 on virt with the PLIC and the NS16550A, in machine mode (-bios none)
+#     and in supervisor mode under QEMU's OpenSBI (SBI timer), and again in
+#     supervisor mode with Sstc's stimecmp as the alarm (tests/cross/rv64_run.c);
+#   - AArch64 at EL1 on virt with the PL011, GICv3 and GICv2 (tests/cross/a64_run.c);
+#   the RV64 and AArch64 runs share their driver and scenario (tests/cross/proof.c)
+#   and their judge (tests/cross/proof_check.py).
 # A missing compiler or QEMU fails the target with the package to install.
 # docs/porting.md explains the figures.
 
@@ -32,9 +37,10 @@
 #   _PKG     the Debian package that provides it (tools/deps.sh installs it)
 #   _CFLAGS  code generation for that CPU
 #   _LFLAGS  what selects libgcc's multilib at the link
+#   _PORT    what the template port must be told (RISC-V: the privilege mode)
 #   _BSS_MAX (optional) most bytes of static memory (data + bss) the core and the template port
 #            may have with irq_config.h's defaults; more fails the target
-CROSS_ARCHS := cortex-m3 rv64imac i686
+CROSS_ARCHS := cortex-m3 rv64imac aarch64 i686 x86_64
 # Arm Cortex-M3: ARMv7-M, Thumb-2 only, 32-bit, no FPU, LDREX/STREX atomics, PRIMASK.
 CROSS_cortex-m3_PREFIX := arm-none-eabi-
 CROSS_cortex-m3_PKG    := gcc-arm-none-eabi
@@ -47,6 +53,18 @@ CROSS_rv64imac_PREFIX := riscv64-unknown-elf-
 CROSS_rv64imac_PKG    := gcc-riscv64-unknown-elf
 CROSS_rv64imac_CFLAGS := -march=rv64imac_zicsr -mabi=lp64 -mcmodel=medany
 CROSS_rv64imac_LFLAGS := -march=rv64imac -mabi=lp64 -mcmodel=medany
+# The size builds and the machine-mode run: the template's machine-mode section.
+CROSS_rv64imac_PORT   := -DIRQ_TEMPLATE_RISCV_M_MODE
+
+# AArch64 (ARMv8.0-A) as a kernel at EL1 compiles it: no FP/SIMD registers
+# (a kernel does not save them on every interrupt), no PIC (Debian's compiler
+# defaults to PIE), and the atomics inline: Debian's GCC calls libgcc's
+# out-of-line __aarch64_* helpers by default (-moutline-atomics), which need
+# the C library's getauxval to choose between LL/SC and LSE; a kernel has none.
+CROSS_aarch64_PREFIX := aarch64-linux-gnu-
+CROSS_aarch64_PKG    := gcc-aarch64-linux-gnu
+CROSS_aarch64_CFLAGS := -march=armv8-a -mgeneral-regs-only -mno-outline-atomics -fno-pic -fno-pie
+CROSS_aarch64_LFLAGS := -no-pie
 
 # i686: 32-bit x86 as a kernel like xv6 or irqkit compiles it (no SSE/x87 code,
 # no PIC, no stack protector); the template's x86 section (pushf/cli, pause).
@@ -58,6 +76,14 @@ CROSS_i686_LFLAGS := -m32
 # (it had 2,179,344 bytes with 8 CPUs' 256 KiB trace rings as the defaults).
 CROSS_i686_BSS_MAX := 65536
 
+# x86-64 as a 64-bit kernel compiles it (the kernel code model, no red zone: an
+# interrupt would write below the stack pointer); the template's x86 section
+# (pushf/pop of RFLAGS, cli). The host's own compiler and binutils.
+CROSS_x86_64_PREFIX :=
+CROSS_x86_64_PKG    := gcc
+CROSS_x86_64_CFLAGS := -m64 -mcmodel=kernel -mno-red-zone -mgeneral-regs-only -fno-pic -fno-stack-protector
+CROSS_x86_64_LFLAGS := -m64 -no-pie
+
 # The line count of the second build (the smallest irq_config.h allows).
 CROSS_FEW_LINES := 16
 
@@ -68,8 +94,9 @@ CROSS_FEW_LINES := 16
 CROSS_COMMON_CFLAGS := -std=gnu11 -O2 -ffreestanding -fno-builtin -nostdlib -nostdinc \
 	-Wall -Wextra -Werror -Ikernel/irq/template -Ikernel
 
-CROSS_IRQ_SRCS   := $(sort $(wildcard kernel/irq/*.c)) kernel/irq/template/port_template.c \
-	kernel/irq/template/irq_format.c
+CROSS_CORE_SRCS  := $(sort $(wildcard kernel/irq/*.c))
+CROSS_TEMPLATE_SRCS := kernel/irq/template/port_template.c kernel/irq/template/irq_format.c
+CROSS_IRQ_SRCS   := $(CROSS_CORE_SRCS) $(CROSS_TEMPLATE_SRCS)
 CROSS_WHEEL_SRCS := kernel/time/timer_wheel.c
 # What a host supplies besides the port: the four functions GCC may call
 # even in freestanding code. irqkit's own, as any kernel has them.
@@ -83,9 +110,13 @@ CROSS_HDRS := $(wildcard kernel/irq/*.h kernel/irq/template/*.h kernel/time/time
 define cross_variant
 $(BUILD)/cross/$(1)/$(2)/%.o: %.c $(CROSS_HDRS) | cross-tool-$(1)
 	@mkdir -p $$(dir $$@)
-	$(CROSS_$(1)_PREFIX)gcc $(CROSS_COMMON_CFLAGS) -isystem $$(CROSS_$(1)_GCC_INC) $(CROSS_$(1)_CFLAGS) $(3) $$(CROSS_EXTRA_INC) -c $$< -o $$@
+	$(CROSS_$(1)_PREFIX)gcc $(CROSS_COMMON_CFLAGS) -isystem $$(CROSS_$(1)_GCC_INC) $(CROSS_$(1)_CFLAGS) $(CROSS_$(1)_PORT) $(3) $$(CROSS_EXTRA_INC) -c $$< -o $$@
 
 $(BUILD)/cross/$(1)/$(2)/libirq.a: $(patsubst %.c,$(BUILD)/cross/$(1)/$(2)/%.o,$(CROSS_IRQ_SRCS))
+	rm -f $$@ && $(CROSS_$(1)_PREFIX)ar rcs $$@ $$^
+
+# The core without the template port: for a run whose port is built its own way.
+$(BUILD)/cross/$(1)/$(2)/libirqcore.a: $(patsubst %.c,$(BUILD)/cross/$(1)/$(2)/%.o,$(CROSS_CORE_SRCS))
 	rm -f $$@ && $(CROSS_$(1)_PREFIX)ar rcs $$@ $$^
 
 $(BUILD)/cross/$(1)/$(2)/libwheel.a: $(patsubst %.c,$(BUILD)/cross/$(1)/$(2)/%.o,$(CROSS_WHEEL_SRCS))
@@ -200,32 +231,92 @@ $(CROSS_M3_DIR)/m3_run.elf: $(CROSS_M3_OBJS) $(CROSS_M3_DIR)/min/libirq.a tests/
 	$(CROSS_cortex-m3_PREFIX)gcc $(CROSS_cortex-m3_LFLAGS) -nostdlib -static -T tests/cross/m3.ld \
 		$(CROSS_M3_OBJS) $(CROSS_M3_DIR)/min/libirq.a -lgcc -o $@
 
-# The RV64 build runs too: tests/cross/rv64_run.c (the PLIC as the chip, the
-# board's NS16550 UART as the device; the template's RISC-V section gives
-# the lock, the interrupt state, the CLINT clock and alarm) with its entry and
-# trap vector tests/cross/rv64_start.S, booted on QEMU's virt board in machine
-# mode; tests/cross/rv64_check.py judges its output.
+# The runs with a real device (tests/cross/proof.c: the driver and the scenario;
+# tests/cross/proof_check.py: the judge). Each board file and the shared
+# objects see include/ for irqkit's printf (kernel/vsprintf.c) and string functions.
+CROSS_PROOF_CHECK := tests/cross/proof_check.py
+
+# RV64, machine mode: rv64_run.c with its entry and trap vector rv64_start.S, the
+# default build of the core and the template's machine-mode section (mstatus,
+# the CLINT's mtime and mtimecmp), booted with -bios none at 0x80000000.
 CROSS_RV_DIR  := $(BUILD)/cross/rv64imac
+CROSS_RV_SHARED := $(CROSS_RV_DIR)/std/tests/cross/proof.o $(CROSS_RV_DIR)/std/kernel/vsprintf.o \
+	$(CROSS_RV_DIR)/std/$(CROSS_LIBC_SRCS:.c=.o)
+# The template's PLIC chip (RISC-V boards only), compiled with each RV64 run's template.
+CROSS_RV_PLIC_SRCS := kernel/irq/template/plic_template.c
 CROSS_RV_OBJS := $(CROSS_RV_DIR)/std/tests/cross/rv64_run.o $(CROSS_RV_DIR)/std/tests/cross/rv64_start.o \
-	$(CROSS_RV_DIR)/std/kernel/vsprintf.o $(CROSS_RV_DIR)/std/$(CROSS_LIBC_SRCS:.c=.o)
+	$(patsubst %.c,$(CROSS_RV_DIR)/std/%.o,$(CROSS_RV_PLIC_SRCS)) $(CROSS_RV_SHARED)
 $(CROSS_RV_OBJS): CROSS_EXTRA_INC := -Iinclude
+$(CROSS_RV_DIR)/std/tests/cross/rv64_run.o: tests/cross/proof.h
+$(CROSS_RV_DIR)/std/tests/cross/proof.o: tests/cross/proof.h
 $(CROSS_RV_DIR)/std/tests/cross/rv64_start.o: tests/cross/rv64_start.S | cross-tool-rv64imac
 	@mkdir -p $(dir $@)
-	$(CROSS_rv64imac_PREFIX)gcc $(CROSS_rv64imac_CFLAGS) -c $< -o $@
+	$(CROSS_rv64imac_PREFIX)gcc $(CROSS_rv64imac_CFLAGS) $(CROSS_rv64imac_PORT) -c $< -o $@
 $(CROSS_RV_DIR)/rv64_run.elf: $(CROSS_RV_OBJS) $(CROSS_RV_DIR)/std/libirq.a tests/cross/rv64.ld
 	$(CROSS_rv64imac_PREFIX)gcc $(CROSS_rv64imac_LFLAGS) -nostdlib -static -T tests/cross/rv64.ld \
-		$(CROSS_RV_OBJS) $(CROSS_RV_DIR)/std/libirq.a -lgcc -o $@
+		-Wl,--defsym=rv_load_addr=0x80000000 $(CROSS_RV_OBJS) $(CROSS_RV_DIR)/std/libirq.a -lgcc -o $@
 
-# The report links and measures; it fails on any undefined symbol.
+# RV64, supervisor mode: the same board file, entry and core, with the template's
+# supervisor-mode section (sstatus, the time CSR, the SBI timer; with Sstc:
+# stimecmp), linked at 0x80200000 where QEMU's default OpenSBI jumps. Only the
+# mode-dependent files are compiled again, per variant (smode: SBI timer; sstc).
+CROSS_RVS_VARIANTS := smode sstc
+CROSS_RVS_smode_PORT := -DIRQ_TEMPLATE_RISCV_S_MODE
+CROSS_RVS_sstc_PORT  := -DIRQ_TEMPLATE_RISCV_S_MODE -DIRQ_TEMPLATE_RISCV_SSTC
+define cross_rvs
+CROSS_RVS_$(1)_OBJS := $(CROSS_RV_DIR)/$(1)/tests/cross/rv64_run.o $(CROSS_RV_DIR)/$(1)/tests/cross/rv64_start.o \
+	$(patsubst %.c,$(CROSS_RV_DIR)/$(1)/%.o,$(CROSS_TEMPLATE_SRCS) $(CROSS_RV_PLIC_SRCS)) $(CROSS_RV_SHARED)
+$(CROSS_RV_DIR)/$(1)/%.o: %.c $(CROSS_HDRS) tests/cross/proof.h | cross-tool-rv64imac
+	@mkdir -p $$(dir $$@)
+	$(CROSS_rv64imac_PREFIX)gcc $(CROSS_COMMON_CFLAGS) -isystem $$(CROSS_rv64imac_GCC_INC) $(CROSS_rv64imac_CFLAGS) \
+		$(CROSS_RVS_$(1)_PORT) -Iinclude -c $$< -o $$@
+$(CROSS_RV_DIR)/$(1)/tests/cross/rv64_start.o: tests/cross/rv64_start.S | cross-tool-rv64imac
+	@mkdir -p $$(dir $$@)
+	$(CROSS_rv64imac_PREFIX)gcc $(CROSS_rv64imac_CFLAGS) $(CROSS_RVS_$(1)_PORT) -c $$< -o $$@
+$(CROSS_RV_DIR)/rv64_run_$(1).elf: $$(CROSS_RVS_$(1)_OBJS) $(CROSS_RV_DIR)/std/libirqcore.a tests/cross/rv64.ld
+	$(CROSS_rv64imac_PREFIX)gcc $(CROSS_rv64imac_LFLAGS) -nostdlib -static -T tests/cross/rv64.ld \
+		-Wl,--defsym=rv_load_addr=0x80200000 $$(CROSS_RVS_$(1)_OBJS) $(CROSS_RV_DIR)/std/libirqcore.a -lgcc -o $$@
+endef
+$(foreach v,$(CROSS_RVS_VARIANTS),$(eval $(call cross_rvs,$(v))))
+
+# AArch64 at EL1: a64_run.c with its entry and vectors a64_start.S, the default
+# build of the core and the template's AArch64 section (DAIF, the generic
+# timer), once per GIC version (the board file is compiled per version).
+CROSS_A64_DIR := $(BUILD)/cross/aarch64
+CROSS_A64_GICS := 3 2
+CROSS_A64_SHARED := $(CROSS_A64_DIR)/std/tests/cross/proof.o $(CROSS_A64_DIR)/std/tests/cross/a64_start.o \
+	$(CROSS_A64_DIR)/std/kernel/vsprintf.o $(CROSS_A64_DIR)/std/$(CROSS_LIBC_SRCS:.c=.o)
+$(CROSS_A64_SHARED): CROSS_EXTRA_INC := -Iinclude
+$(CROSS_A64_DIR)/std/tests/cross/proof.o: tests/cross/proof.h
+$(CROSS_A64_DIR)/std/tests/cross/a64_start.o: tests/cross/a64_start.S | cross-tool-aarch64
+	@mkdir -p $(dir $@)
+	$(CROSS_aarch64_PREFIX)gcc $(CROSS_aarch64_CFLAGS) -c $< -o $@
+define cross_a64
+$(CROSS_A64_DIR)/gic$(1)/a64_run.o: tests/cross/a64_run.c tests/cross/proof.h $(CROSS_HDRS) | cross-tool-aarch64
+	@mkdir -p $$(dir $$@)
+	$(CROSS_aarch64_PREFIX)gcc $(CROSS_COMMON_CFLAGS) -isystem $$(CROSS_aarch64_GCC_INC) $(CROSS_aarch64_CFLAGS) \
+		-DA64_GIC_VERSION=$(1) -Iinclude -c $$< -o $$@
+$(CROSS_A64_DIR)/a64_run_gicv$(1).elf: $(CROSS_A64_DIR)/gic$(1)/a64_run.o $(CROSS_A64_SHARED) $(CROSS_A64_DIR)/std/libirq.a tests/cross/a64.ld
+	$(CROSS_aarch64_PREFIX)gcc $(CROSS_aarch64_LFLAGS) -nostdlib -static -T tests/cross/a64.ld \
+		$(CROSS_A64_DIR)/gic$(1)/a64_run.o $(CROSS_A64_SHARED) $(CROSS_A64_DIR)/std/libirq.a -lgcc -o $$@
+endef
+$(foreach g,$(CROSS_A64_GICS),$(eval $(call cross_a64,$(g))))
+
+# What proof_check.py boots: board name (its table of QEMU command lines) and image.
+CROSS_PROOF_RUNS := rv64-m:$(CROSS_RV_DIR)/rv64_run.elf \
+	$(foreach v,$(CROSS_RVS_VARIANTS),rv64-s-$(v):$(CROSS_RV_DIR)/rv64_run_$(v).elf) \
+	$(foreach g,$(CROSS_A64_GICS),a64-gicv$(g):$(CROSS_A64_DIR)/a64_run_gicv$(g).elf)
+
+# The report links and measures; it fails on any undefined symbol. Then the runs.
 cross: $(foreach a,$(CROSS_ARCHS),$(CROSS_$(a)_OUT)) tests/cross/cross_report.py \
-		$(CROSS_M3_DIR)/m3_run.elf tests/cross/m3_check.py $(CROSS_RV_DIR)/rv64_run.elf tests/cross/rv64_check.py \
+		$(CROSS_M3_DIR)/m3_run.elf tests/cross/m3_check.py $(CROSS_PROOF_CHECK) \
+		$(foreach r,$(CROSS_PROOF_RUNS),$(lastword $(subst :, ,$(r)))) \
 		$(CROSS_MX_OUT) tests/cross/cross_matrix.py
 	@$(foreach a,$(CROSS_ARCHS),$(PYTHON) tests/cross/cross_report.py --arch $(a) \
-		--prefix $(CROSS_$(a)_PREFIX) --cflags="$(CROSS_$(a)_CFLAGS)" --lflags="$(CROSS_$(a)_LFLAGS)" \
+		--prefix="$(CROSS_$(a)_PREFIX)" --cflags="$(CROSS_$(a)_CFLAGS)" --lflags="$(CROSS_$(a)_LFLAGS)" \
 		--dir $(BUILD)/cross/$(a) --sizes $(CROSS_SIZES_SRC:.c=.o) --libc $(CROSS_LIBC_SRCS:.c=.o) \
 		--kcfg="$(IRQKIT_IRQ_CONFIG)" $(if $(CROSS_$(a)_BSS_MAX),--bss-max $(CROSS_$(a)_BSS_MAX)) && ) true
 	@echo "cross cortex-m3: running $(CROSS_M3_DIR)/m3_run.elf on qemu-system-arm -machine mps2-an385"
 	@$(PYTHON) tests/cross/m3_check.py $(CROSS_M3_DIR)/m3_run.elf
-	@echo "cross rv64imac: running $(CROSS_RV_DIR)/rv64_run.elf on qemu-system-riscv64 -machine virt (machine mode)"
-	@$(PYTHON) tests/cross/rv64_check.py $(CROSS_RV_DIR)/rv64_run.elf
+	@$(foreach r,$(CROSS_PROOF_RUNS),$(PYTHON) $(CROSS_PROOF_CHECK) $(subst :, ,$(r)) && ) true
 	@$(MAKE) --no-print-directory cross-matrix

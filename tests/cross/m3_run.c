@@ -6,7 +6,10 @@
  * at 25 MHz, extended to 64 bits, is the clock, and a line is raised by
  * setting its NVIC pending bit. It proves that the template's CPU
  * section (PRIMASK save/restore, LDREX/STREX lock) and the core's flows and
- * polling work on a CPU that is not x86. `make cross` builds it and
+ * polling work on a CPU that is not x86: an interrupt, a line disabled and
+ * enabled, two lost completions, a flood nobody claims and a storm the
+ * driver claims (the "device" raising its line again at every interrupt),
+ * and the line by interrupt after both. `make cross` builds it and
  * tests/cross/m3_check.py boots it, then judges the lines it prints; the
  * program itself decides nothing.
  *
@@ -70,6 +73,12 @@
 #define M3_WAIT_TICKS    2000u
 /* How long a disabled line is watched for a handler run that must not happen (ticks). */
 #define M3_DISABLED_TICKS 20u
+/*
+ * How long a flood or a storm goes on with the line off (ticks): well inside
+ * the back-off (100 ms of the clock), so the fault is still there when
+ * the core would test the line again only if the back-off were broken.
+ */
+#define M3_GOES_ON_TICKS 20u
 /* Semihosting: SYS_EXIT and its reasons (ADP_Stopped_*). */
 #define SEMI_SYS_EXIT    0x18u
 #define SEMI_EXIT_OK     0x20026u     /* ApplicationExit: QEMU exits with status 0 */
@@ -189,6 +198,15 @@ static void nvic_raise(unsigned int hwirq)
 
 static volatile uint32_t ticks;          /* SysTick exceptions taken */
 static volatile bool dev_ready;          /* the device has a completion */
+/*
+ * The device's two faults: a flood (it keeps asking with nothing for the
+ * driver: every interrupt unclaimed) and a claimed storm (it keeps asking
+ * and the driver claims each). Either way it raises its line again at every
+ * interrupt, before the core runs (m3_line_irq): an NVIC pending bit set
+ * while the core has the line masked waits there, as a held request does.
+ */
+static volatile bool dev_flood, dev_storm;
+static volatile uint32_t dev_storm_claims;  /* interrupts and polls the driver claimed in the storm */
 static volatile uint32_t dev_completions, dev_done_tick;
 static struct irq_expect *dev_token;
 static int dev_cookie;
@@ -197,6 +215,10 @@ static irqreturn_t dev_handler(unsigned int irq, void *dev_id)
 {
 	(void)irq;
 	(void)dev_id;
+	if (dev_storm) {
+		dev_storm_claims++;
+		return IRQ_HANDLED;
+	}
 	if (!dev_ready)
 		return IRQ_NONE;
 	dev_ready = false;
@@ -218,6 +240,8 @@ void m3_systick(void)
 void m3_line_irq(void);
 void m3_line_irq(void)
 {
+	if (dev_flood || dev_storm)
+		nvic_raise(M3_LINE);  /* the device asks again at once */
 	generic_handle_irq(M3_IRQ);
 	irq_template_interrupt_done();  /* this CPU ran: the defences' sign (port.h, irq_port_cpu_progress) */
 }
@@ -254,6 +278,95 @@ static void m3_trace_line(void *ctx, const char *line)
 {
 	(void)ctx;
 	m3_print("%s\n", line);
+}
+
+/* Let @n ticks pass. */
+static void m3_sleep_ticks(uint32_t n)
+{
+	uint32_t start = ticks;
+
+	while (ticks - start < n)
+		__asm__ volatile("wfi" ::: "memory");
+}
+
+/* Ticks until the line's flood/storm state is @off (and the claimed-storm cause @storm), at most M3_WAIT_TICKS. */
+static uint32_t m3_wait_line(bool off, bool storm)
+{
+	struct irq_line_health h;
+
+	return WAIT_TICKS(irq_get_line_health(M3_IRQ, &h) == 0 && h.flood_off == off &&
+			  ((h.causes & IRQ_HEALTH_CLAIMED_STORM) != 0) == storm);
+}
+
+static uint64_t m3_delivered(void)
+{
+	struct irq_line_stats st;
+
+	return irq_get_line_stats(M3_IRQ, &st) == 0 ? st.delivered : 0;
+}
+
+static bool m3_line_pending(void)
+{
+	return reg_read(NVIC_ISPR0 + 4 * (M3_LINE / 32)) & (1u << (M3_LINE % 32));
+}
+
+/*
+ * 4. A flood: the device asks without end and the handler has nothing to
+ * claim. The core must disable the line (the NVIC holds the request), poll
+ * it, and give it back after its back-off once the device is quiet.
+ */
+static void m3_flood(void)
+{
+	struct irq_line_stats st0, st1;
+	uint64_t d0;
+	uint32_t waited;
+
+	irq_get_line_stats(M3_IRQ, &st0);
+	dev_flood = true;
+	nvic_raise(M3_LINE);
+	waited = m3_wait_line(true, false);
+	irq_get_line_stats(M3_IRQ, &st1);
+	m3_print("m3: flood: line off after %u ticks, %u interrupts, %u unhandled\n", (unsigned int)waited,
+		 (unsigned int)(st1.delivered - st0.delivered), (unsigned int)(st1.unhandled - st0.unhandled));
+	d0 = m3_delivered();
+	m3_sleep_ticks(M3_GOES_ON_TICKS);  /* the line is off: the device goes on asking */
+	m3_print("m3: flood: %u ticks more, %u interrupts, pending %d\n", (unsigned int)M3_GOES_ON_TICKS,
+		 (unsigned int)(m3_delivered() - d0), m3_line_pending());
+	dev_flood = false;
+	reg_write(NVIC_ICPR0 + 4 * (M3_LINE / 32), 1u << (M3_LINE % 32));
+	waited = m3_wait_line(false, false);
+	m3_print("m3: flood over: line back after %u ticks\n", (unsigned int)waited);
+}
+
+/*
+ * 5. A claimed storm: the device asks without end and the driver claims
+ * each. No flood (nothing unclaimed): the storm defence must throttle the
+ * line (masked, polled every storm_poll_ns), and give it back once quiet.
+ */
+static void m3_storm(void)
+{
+	struct irq_line_stats st0, st1;
+	uint32_t waited, c0;
+	uint64_t d0, t0;
+
+	irq_get_line_stats(M3_IRQ, &st0);
+	dev_storm = true;
+	nvic_raise(M3_LINE);
+	waited = m3_wait_line(true, true);
+	irq_get_line_stats(M3_IRQ, &st1);
+	m3_print("m3: storm: throttled after %u ticks, %u interrupts, %u claimed\n", (unsigned int)waited,
+		 (unsigned int)(st1.delivered - st0.delivered), (unsigned int)(st1.handled - st0.handled));
+	d0 = m3_delivered();
+	c0 = dev_storm_claims;
+	t0 = m3_clock_ns();
+	m3_sleep_ticks(M3_GOES_ON_TICKS);
+	/* In ms of the clock the core reads: its storm polls are timed by it. */
+	m3_print("m3: storm: %u ms more, %u interrupts, %u polls claimed\n", (unsigned int)((m3_clock_ns() - t0) / 1000000),
+		 (unsigned int)(m3_delivered() - d0), (unsigned int)(dev_storm_claims - c0));
+	dev_storm = false;
+	reg_write(NVIC_ICPR0 + 4 * (M3_LINE / 32), 1u << (M3_LINE % 32));
+	waited = m3_wait_line(false, false);
+	m3_print("m3: storm over: line back after %u ticks\n", (unsigned int)waited);
 }
 
 static void m3_main(void)
@@ -305,16 +418,34 @@ static void m3_main(void)
 	waited = WAIT_TICKS(dev_completions >= 2);
 	m3_print("m3: enabled: completions %u\n", (unsigned int)dev_completions);
 
-	/* 3. A lost interrupt: the device completes, the line is never raised; the core polls. */
-	expect_irq(dev_token);
-	dev_ready = true;
-	waited = WAIT_TICKS(dev_completions >= 3);
-	m3_print("m3: lost: completions %u after %u ticks\n", (unsigned int)dev_completions, (unsigned int)waited);
-	print_line_stats("end");
+	/*
+	 * 3. Lost interrupts: the device completes, the line is never raised;
+	 * the core polls. Two in a row: the core judges a completion found by
+	 * polling at the next one (was the interrupt only late?), and a second
+	 * lost one makes the first a lost interrupt, announced.
+	 */
+	for (unsigned int i = 0; i < 2; i++) {
+		expect_irq(dev_token);
+		dev_ready = true;
+		waited = WAIT_TICKS(dev_completions >= 3 + i);
+		m3_print("m3: lost: completions %u after %u ticks\n", (unsigned int)dev_completions, (unsigned int)waited);
+	}
+	print_line_stats("lost");
+	/* The trace of the cases so far (the flood and the storm would overrun its ring). */
 	if (traced == 0) {
 		irq_trace_stop();
 		irq_trace_dump(m3_trace_line, NULL);
 	}
+	m3_flood();
+	m3_storm();
+
+	/* 6. After both: the line delivers by interrupt again. */
+	expect_irq(dev_token);
+	dev_ready = true;
+	nvic_raise(M3_LINE);
+	waited = WAIT_TICKS(dev_completions >= 5);
+	m3_print("m3: after: completions %u\n", (unsigned int)dev_completions);
+	print_line_stats("end");
 	free_irq(M3_IRQ, &dev_cookie);
 	m3_print("m3: done\n");
 	semihost_exit(SEMI_EXIT_OK);

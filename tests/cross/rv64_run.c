@@ -1,35 +1,53 @@
 /*
- * rv64_run.c - the portable interrupt core running on a 64-bit RISC-V hart
- * in machine mode (QEMU's virt board) through the template port
- * (kernel/irq/template/port_template.c, its RISC-V section: mstatus.MIE
- * save/restore, the amoswap lock, the CLINT's mtime as the clock and its
- * mtimecmp as the one-shot alarm), with a real device: the board's NS16550
- * UART, whose interrupt reaches the hart through the PLIC, the irq_chip
- * here (claim/complete, priorities, enables; irq_pending from the PLIC's
- * pending and enable bits). `make cross` builds it and
- * tests/cross/rv64_check.py boots it and judges the lines it prints; the
- * program decides nothing.
+ * rv64_run.c - the portable interrupt core on a 64-bit RISC-V hart of
+ * QEMU's virt board, through the template port, with a real device: the
+ * board's NS16550A UART, whose interrupt reaches the hart through the PLIC,
+ * driven by the template's PLIC chip (kernel/irq/template/plic_template.c).
+ * Built twice over (tests/cross/cross.mk):
  *
- * The device's driver sends text by interrupt (the 16550's "transmitter
- * holding register empty" interrupt, THRE): up to 16 bytes per interrupt,
- * the completion is the last byte. The program takes it through an
- * interrupt, a line disabled and enabled, a lost interrupt (the PLIC
- * enable bit cleared behind the core's back: the core's expect poll must
- * find the completion) and a flood (the UART's receive interrupt, which the
- * driver does not handle, held asserted by a byte looped back into the
- * receiver: the core must disable the line, poll it, and give it back once
- * the flood is over).
+ *   machine mode (-DIRQ_TEMPLATE_RISCV_M_MODE, -bios none): the template's
+ *   mstatus.MIE, the CLINT's mtime as the clock and this hart's mtimecmp as
+ *   the alarm; the PLIC's machine-mode context; traps through mtvec.
+ *
+ *   supervisor mode (-DIRQ_TEMPLATE_RISCV_S_MODE, under QEMU's default
+ *   OpenSBI 1.1): the template's sstatus.SIE, the time CSR as the clock and
+ *   the SBI timer (or, with -DIRQ_TEMPLATE_RISCV_SSTC, Sstc's stimecmp) as
+ *   the alarm; the hart id OpenSBI hands over in a0, kept in tp (S-mode
+ *   cannot read mhartid) and given to the template; the PLIC's
+ *   supervisor-mode context of that hart; traps through stvec, the
+ *   supervisor timer interrupt (scause 5) to the template. Nothing of the
+ *   CLINT: OpenSBI's PMP closes it to S-mode, and an S-mode kernel's page
+ *   tables need not map it.
+ *
+ * The driver and the scenario are tests/cross/proof.c (the same for every
+ * board); this file is the board: the PLIC's configuration (which context
+ * is whose), the UART's registers, the console (polled, on the same UART),
+ * time, the faults. tests/cross/proof_check.py boots it and judges what it
+ * printed.
+ *
+ * The template PLIC masks by priority and routes by the enable bits, for
+ * any number of harts (plic_template.h says why). QEMU 7.2's PLIC takes a
+ * request when the device signals one and never looks at a level again
+ * after the completion (hw/intc/sifive_plic.c: pending follows the
+ * device's qemu_set_irq calls; the claim clears it; the completion only
+ * clears the claim): a level still held after the completion is not a new
+ * request. So the configuration says edge_only and the line is declared
+ * edge-triggered: a request that came while the line could not run (the
+ * fasteoi flow's "mask, pending, eoi": on another hart, or during a poll)
+ * is replayed by the core in software, where a level line would wait for a
+ * re-assertion QEMU never sends.
  *
  * Facts used: QEMU 7.2 hw/riscv/virt.c memory map (UART0 at 0x10000000 on
- * PLIC source 10, PLIC at 0x0c000000, CLINT at 0x02000000 with mtime at
- * 10 MHz, the SiFive test finisher at 0x100000); SiFive PLIC specification
- * (RISC-V PLIC Specification 1.0.0: priority 4 bytes per source at 0,
- * pending bits at 0x1000, enable bits per context at 0x2000 + 0x80 * ctx,
- * threshold and claim/complete per context at 0x200000 + 0x1000 * ctx;
- * context 0 is hart 0's machine mode on virt); the NS16550A data sheet
- * (IER, IIR, LSR, MCR bits; loopback mode sends the transmitter's output to
- * the receiver); RISC-V Privileged Architecture 3.1.9 (mie/mip: MEIE bit 11,
- * MTIE bit 7) and 3.1.15 (mcause).
+ * PLIC source 10, PLIC at 0x0c000000 with 96 sources, CLINT at 0x02000000
+ * with mtime at 10 MHz, the SiFive test finisher at 0x100000) and its PLIC
+ * contexts (hart h: machine mode 2h, supervisor mode 2h + 1, as the device
+ * tree's interrupts-extended lists them); RISC-V PLIC Specification 1.0.0
+ * (pending bits at 0x1000, enable bits per context at 0x2000 + 0x80 *
+ * ctx); the NS16550A data sheet (IER, IIR, LSR, MCR bits; loopback sends
+ * the transmitter's output to the receiver); RISC-V Privileged
+ * Architecture 3.1.9 and 4.1.3 (mie/sie: MEIE 11, MTIE 7, SEIE 9, STIE 5),
+ * 3.1.15 and 4.1.8 (mcause/scause); the SBI specification 2.0, chapter 3
+ * (a0 = hart id at entry).
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -37,10 +55,15 @@
 
 #include <irq/interrupt.h>
 #include <irq/irqchip.h>
-#include <irq/policy.h>
-#include <irq/stats.h>
 #include <irq_port_host.h>
 #include <kernel/format.h>
+#include <plic_template.h>
+
+#include "proof.h"
+
+#if defined(IRQ_TEMPLATE_RISCV_M_MODE) == defined(IRQ_TEMPLATE_RISCV_S_MODE)
+#error "rv64_run.c is built for one mode: -DIRQ_TEMPLATE_RISCV_M_MODE or -DIRQ_TEMPLATE_RISCV_S_MODE"
+#endif
 
 /* ---- Board: QEMU virt ----------------------------------------------------- */
 
@@ -48,20 +71,46 @@
 #define UART0_IRQ       10u           /* its PLIC source, and the kernel/irq line here */
 #define PLIC_BASE       0x0c000000ul
 #define PLIC_SOURCES    96u           /* QEMU virt's VIRT_IRQCHIP_NUM_SOURCES */
-#define PLIC_CONTEXT    0u            /* hart 0, machine mode */
 #define TEST_BASE       0x00100000ul  /* the SiFive test finisher: a write ends QEMU */
 #define TEST_PASS       0x5555u       /* exit status 0 */
 #define TEST_FAIL       0x3333u       /* exit status (code << 16 | 0x3333) >> 16 ... 1 with code 1 */
-#define MTIME_ADDR      0x0200bff8ul  /* the CLINT's mtime, read here only to wait */
-#define MTIME_HZ        10000000ull
+#define MTIME_HZ        10000000ull   /* the device tree's timebase-frequency */
 
-/* PLIC registers (RISC-V PLIC specification 1.0.0, chapter 3). */
-#define PLIC_PRIORITY(src)   (PLIC_BASE + 4 * (src))                  /* 0 = never interrupts */
+#if defined(IRQ_TEMPLATE_RISCV_M_MODE)
+#define RV_TAG          "rv"
+#define RV_MODE         "machine mode"
+#define MTIME_ADDR      0x0200bff8ul  /* the CLINT's mtime, read here only to wait */
+/* The PLIC context of @hart's machine mode on virt. */
+#define PLIC_CONTEXT_OF(hart) (2u * (hart))
+/* mie / mcause bits (Privileged Architecture 3.1.9, 3.1.15). */
+#define IE_TIMER        (1ul << 7)    /* MTIE */
+#define IE_EXTERNAL     (1ul << 11)   /* MEIE */
+#define CAUSE_TIMER     7ul
+#define CAUSE_EXTERNAL  11ul
+#define CSR_STATUS      "mstatus"
+#define CSR_IE          "mie"
+#define STATUS_IE       8ul           /* mstatus.MIE */
+#else
+#define RV_TAG          "rvs"
+#define RV_MODE         "supervisor mode"
+#define PLIC_CONTEXT_OF(hart) (2u * (hart) + 1u)
+/* sie / scause bits (Privileged Architecture 4.1.3, 4.1.8). */
+#define IE_TIMER        (1ul << 5)    /* STIE */
+#define IE_EXTERNAL     (1ul << 9)    /* SEIE */
+#define CAUSE_TIMER     5ul
+#define CAUSE_EXTERNAL  9ul
+#define CSR_STATUS      "sstatus"
+#define CSR_IE          "sie"
+#define STATUS_IE       2ul           /* sstatus.SIE */
+#endif
+#define CAUSE_INTERRUPT (1ul << 63)
+/* The highest hart id this program takes from the firmware (the template PLIC's CPUs). */
+#define RV_MAX_HARTS    IRQ_TEMPLATE_PLIC_MAX_CPUS
+
+/* The PLIC registers the program reads or faults itself (the chip is the template's). */
 #define PLIC_PENDING(src)    (PLIC_BASE + 0x1000 + 4 * ((src) / 32))  /* one bit per source, read-only */
 #define PLIC_ENABLE(ctx, src) (PLIC_BASE + 0x2000 + 0x80 * (ctx) + 4 * ((src) / 32))
-#define PLIC_THRESHOLD(ctx)  (PLIC_BASE + 0x200000 + 0x1000 * (ctx))  /* priorities above it interrupt */
-#define PLIC_CLAIM(ctx)      (PLIC_BASE + 0x200004 + 0x1000 * (ctx))  /* read: claim; write: complete */
-/* The priority every source of this program gets (1..7 on virt; above threshold 0). */
+/* The priority of an unmasked source (1..7 on virt; above threshold 0). */
 #define PLIC_PRIO_DEVICE     1u
 
 /* NS16550A registers, one byte apart on virt. */
@@ -81,41 +130,69 @@
 #define UART_LCR_8N1    0x03u
 #define UART_MCR_OUT2   0x08u  /* gates the interrupt output on PC boards */
 #define UART_MCR_LOOP   0x10u  /* loopback: the transmitter feeds the receiver */
-#define UART_LSR_DR     0x01u  /* a received byte waits in RBR */
 #define UART_LSR_THRE   0x20u  /* THR can take a byte */
 /* Bytes written per THRE interrupt: the transmit FIFO depth of a 16550A. */
 #define UART_TX_BURST   16u
-
-/* mie / mcause (Privileged Architecture 3.1.9, 3.1.15). */
-#define MIE_MTIE        (1ul << 7)
-#define MIE_MEIE        (1ul << 11)
-#define MCAUSE_IRQ      (1ul << 63)
-#define MCAUSE_MTI      7ul
-#define MCAUSE_MEI      11ul
-
-/* Bounds of the scenario, in ms of mtime. */
-#define RV_WAIT_MS      2000u  /* longest wait for anything */
-#define RV_DISABLED_MS  20u    /* how long a disabled line is watched for a run that must not happen */
-#define RV_FLOOD_MS     50u    /* how long the program runs on while the flood goes on */
-/* Most interrupts one claim loop takes before returning to the interrupted code. */
-#define RV_CLAIMS_PER_TRAP 8u
 
 static inline void mmio_write32(unsigned long addr, uint32_t v) { *(volatile uint32_t *)addr = v; }
 static inline uint32_t mmio_read32(unsigned long addr) { return *(volatile uint32_t *)addr; }
 static inline void uart_write(unsigned int reg, uint8_t v) { *(volatile uint8_t *)(UART0_BASE + reg) = v; }
 static inline uint8_t uart_read(unsigned int reg) { return *(volatile uint8_t *)(UART0_BASE + reg); }
 
-static uint64_t mtime_ms(void)
+/* The hart this program runs on (the SBI's a0, or mhartid) and its PLIC context. */
+static unsigned int rv_hart;
+static unsigned int rv_context;
+
+/* ---- Time and CPU number ---------------------------------------------------- */
+
+static uint64_t rv_mtime(void)
 {
-	return *(volatile uint64_t *)MTIME_ADDR / (MTIME_HZ / 1000);
+#if defined(IRQ_TEMPLATE_RISCV_M_MODE)
+	return *(volatile uint64_t *)MTIME_ADDR;
+#else
+	uint64_t t;
+
+	__asm__ volatile("csrr %0, time" : "=r"(t));
+	return t;
+#endif
+}
+
+static uint64_t rv_now_us(void)
+{
+	return rv_mtime() / (MTIME_HZ / 1000000);
+}
+
+/*
+ * The CPU number for the template (irq_template_set_cpu_id): the hart id
+ * rv_start keeps in tp, as xv6 does. Harts are numbered from 0 on virt.
+ */
+static unsigned int rv_cpu_id(void)
+{
+	unsigned long tp;
+
+	__asm__ volatile("mv %0, tp" : "=r"(tp));
+	return (unsigned int)tp;
+}
+
+static unsigned long rv_irqs_off(void)
+{
+	unsigned long status;
+
+	__asm__ volatile("csrrc %0, " CSR_STATUS ", %1" : "=r"(status) : "r"(STATUS_IE) : "memory");
+	return status & STATUS_IE;
+}
+
+static void rv_irqs_on(void)
+{
+	__asm__ volatile("csrs " CSR_STATUS ", %0" : : "r"(STATUS_IE) : "memory");
 }
 
 /* ---- Console: polled output on the same UART ---------------------------- */
 
 /*
- * One byte, polled. In loopback mode (the flood below) the byte would go to
- * the receiver instead of the wire, so the console leaves loopback for the
- * byte and restores it: the fault stays in place.
+ * One byte, polled. In loopback mode (the flood and the storm) the byte
+ * would go to the receiver instead of the wire, so the console leaves
+ * loopback for the byte and restores it: the fault stays in place.
  */
 static void console_putc(char c)
 {
@@ -166,337 +243,109 @@ static __attribute__((noreturn)) void rv_exit(bool pass)
 		__asm__ volatile("wfi");
 }
 
-/* ---- The PLIC as an irq_chip ----------------------------------------------- */
+/* ---- The PLIC: the template's chip (kernel/irq/template/plic_template.c) ------ */
 
-static void plic_enable_bit(unsigned int src, bool on)
+/* The source's pending bit, read by the program (the chip's irq_pending is asked as the core asks it). */
+static int rv_chip_pending(void)
 {
-	unsigned long reg = PLIC_ENABLE(PLIC_CONTEXT, src);
-	uint32_t bit = 1u << (src % 32);
-
-	mmio_write32(reg, on ? mmio_read32(reg) | bit : mmio_read32(reg) & ~bit);
-}
-
-static bool plic_enabled(unsigned int src)
-{
-	return mmio_read32(PLIC_ENABLE(PLIC_CONTEXT, src)) & (1u << (src % 32));
-}
-
-static bool plic_pending_bit(unsigned int src)
-{
-	return mmio_read32(PLIC_PENDING(src)) & (1u << (src % 32));
-}
-
-static void plic_mask(struct irq_data *d) { plic_enable_bit(d->hwirq, false); }
-static void plic_unmask(struct irq_data *d)
-{
-	plic_enable_bit(d->hwirq, true);
-	/*
-	 * QEMU 7.2's PLIC re-evaluates its output to the hart on a change of a
-	 * pending bit, a priority, the threshold or a claim, but not on an enable
-	 * write: a request pending while masked would wait for the next such
-	 * change. Writing the threshold back (unchanged: harmless on hardware)
-	 * makes it look now.
-	 */
-	mmio_write32(PLIC_THRESHOLD(PLIC_CONTEXT), mmio_read32(PLIC_THRESHOLD(PLIC_CONTEXT)));
+	return (mmio_read32(PLIC_PENDING(UART0_IRQ)) >> (UART0_IRQ % 32)) & 1;
 }
 
 /*
- * Complete the claim. The specification ignores a completion for a source
- * that is not enabled for the context, and the fasteoi flow completes a line
- * it has just masked (an interrupt that came while disabled): enable the
- * source for the write, as Linux's PLIC driver does, or the gateway would
- * never forward the source again.
+ * The lost-interrupt fault: the source's enable bit in this hart's context
+ * cleared behind the core's back (a read-modify-write the program may do:
+ * nothing else changes the word meanwhile), and set again.
  */
-static void plic_eoi(struct irq_data *d)
+static void rv_lose(bool on)
 {
-	if (!plic_enabled(d->hwirq)) {
-		plic_enable_bit(d->hwirq, true);
-		mmio_write32(PLIC_CLAIM(PLIC_CONTEXT), d->hwirq);
-		plic_enable_bit(d->hwirq, false);
-		return;
-	}
-	mmio_write32(PLIC_CLAIM(PLIC_CONTEXT), d->hwirq);
+	unsigned long reg = PLIC_ENABLE(rv_context, UART0_IRQ);
+	uint32_t bit = 1u << (UART0_IRQ % 32);
+
+	mmio_write32(reg, on ? mmio_read32(reg) & ~bit : mmio_read32(reg) | bit);
 }
 
-/*
- * The request is on its way to this hart when the gateway has it pending,
- * the source is enabled for the context (read from the PLIC, so an enable
- * bit cleared behind the core's back answers 0) and its priority is above
- * the threshold. A claimed source is not pending, so an interrupt being
- * handled answers 0. Three register reads, no side effect.
- */
-static int plic_irq_pending(struct irq_data *d)
+/* The line is the UART's source, routed to this hart's context; QEMU's PLIC takes requests, not levels. */
+static int rv_attach(void)
 {
-	if (d->hwirq >= PLIC_SOURCES)
-		return -1;
-	return plic_pending_bit(d->hwirq) && plic_enabled(d->hwirq) &&
-	       mmio_read32(PLIC_PRIORITY(d->hwirq)) > mmio_read32(PLIC_THRESHOLD(PLIC_CONTEXT));
+	return irq_template_plic_attach(UART0_IRQ, UART0_IRQ, rv_hart);
 }
 
-static const struct irq_chip plic_chip = {
-	.name = "PLIC", .mask = plic_mask, .unmask = plic_unmask, .eoi = plic_eoi,
-	.irq_pending = plic_irq_pending,
-};
+/* ---- The UART ---------------------------------------------------------------- */
 
-/* ---- The UART's driver: text sent by the THRE interrupt --------------------- */
-
-struct uart_tx {
-	const char *text;          /* what is being sent */
-	unsigned int len, pos;     /* its length, bytes sent */
-	volatile uint32_t done;    /* completions: texts sent whole */
-	volatile uint64_t done_ms; /* when the last one completed */
-	struct irq_expect *token;
-};
-
-static struct uart_tx tx;
-/* The line as the chip sees it, to ask irq_pending from the program (the core asks it in polls). */
-#define UART_IRQ_DATA { .irq = UART0_IRQ, .hwirq = UART0_IRQ }
-
-/*
- * Poll-safe: it claims only work the UART really has (IIR says THRE), so a
- * poll of the line, or an interrupt of the receiver it does not handle,
- * gets IRQ_NONE. Reading IIR when it says THRE clears that interrupt.
- */
-static irqreturn_t uart_irq(unsigned int irq, void *dev_id)
+/* IIR says THRE: reading it acknowledges that reason. */
+static bool uart_tx_wants(void)
 {
-	struct uart_tx *t = dev_id;
 	uint8_t iir = uart_read(UART_IIR);
-	unsigned int n;
 
-	(void)irq;
-	if ((iir & UART_IIR_NO_INT) || (iir & UART_IIR_ID) != UART_IIR_THRI || !t->text)
-		return IRQ_NONE;
-	for (n = 0; n < UART_TX_BURST && t->pos < t->len && (uart_read(UART_LSR) & UART_LSR_THRE); n++)
-		uart_write(UART_THR, (uint8_t)t->text[t->pos++]);
-	if (t->pos == t->len) {
-		uart_write(UART_IER, 0);  /* nothing more to send */
-		t->text = NULL;
-		t->done_ms = mtime_ms();
-		t->done++;
-		unexpect_irq(t->token, false);
-	}
-	return IRQ_HANDLED;
+	return !(iir & UART_IIR_NO_INT) && (iir & UART_IIR_ID) == UART_IIR_THRI;
 }
 
-/* Start sending @text by interrupt: expect the completion, then enable THRE. */
-static void uart_send(const char *text)
-{
-	unsigned int len = 0;
-
-	while (text[len])
-		len++;
-	tx.pos = 0;
-	tx.len = len;
-	tx.text = text;
-	expect_irq(tx.token);
-	uart_write(UART_IER, UART_IER_THRI);
-}
-
-/* ---- Traps ------------------------------------------------------------------ */
-
-void rv_trap(unsigned long mcause, unsigned long mepc);
-void rv_trap(unsigned long mcause, unsigned long mepc)
-{
-	unsigned int claims;
-
-	if (mcause == (MCAUSE_IRQ | MCAUSE_MTI)) {
-		irq_template_timer_interrupt();
-		return;
-	}
-	if (mcause == (MCAUSE_IRQ | MCAUSE_MEI)) {
-		/* Claim until the PLIC has nothing (claim 0), bounded. */
-		for (claims = 0; claims < RV_CLAIMS_PER_TRAP; claims++) {
-			uint32_t src = mmio_read32(PLIC_CLAIM(PLIC_CONTEXT));
-
-			if (!src)
-				break;
-			/*
-			 * -ENODEV (no chip on the line) or -EINVAL (no such line): the
-			 * core ran no flow and sent no EOI, so complete the claim here.
-			 */
-			if (generic_handle_irq(src) != 0)
-				mmio_write32(PLIC_CLAIM(PLIC_CONTEXT), src);
-		}
-		irq_template_interrupt_done();  /* this hart ran: the defences' sign (port.h, irq_port_cpu_progress) */
-		return;
-	}
-	rv_print("rv: fault: mcause 0x%lx at 0x%lx\n", mcause, mepc);
-	rv_exit(false);
-}
-
-/* ---- The scenario ------------------------------------------------------------- */
-
-/* Wait until @cond or RV_WAIT_MS; RETURNS the ms waited (busy: under -icount time is instructions). */
-#define WAIT_MS(cond, limit_ms) ({                                    \
-	uint64_t start_ = mtime_ms();                                 \
-	while (!(cond) && mtime_ms() - start_ < (limit_ms))           \
-		__asm__ volatile("" ::: "memory");                   \
-	(unsigned int)(mtime_ms() - start_);                          \
-})
-
-static void print_line_stats(const char *when)
-{
-	struct irq_line_stats st;
-
-	if (irq_get_line_stats(UART0_IRQ, &st) == 0)
-		rv_print("rv: %s: delivered=%llu handled=%llu unhandled=%llu polled=%llu\n", when,
-			 (unsigned long long)st.delivered, (unsigned long long)st.handled,
-			 (unsigned long long)st.unhandled, (unsigned long long)st.polled);
-}
-
-static unsigned long irqs_off(void)
-{
-	unsigned long mstatus;
-
-	__asm__ volatile("csrrci %0, mstatus, 8" : "=r"(mstatus) : : "memory");
-	return mstatus & 8;
-}
-
-static void irqs_on(void)
-{
-	__asm__ volatile("csrsi mstatus, 8" : : : "memory");
-}
-
-/* 1. A real interrupt; irq_pending seen at 1 while the hart had interrupts off. */
-static void case_interrupt(void)
-{
-	struct irq_data d = UART_IRQ_DATA;
-	int pending;
-	unsigned int waited;
-
-	irqs_off();
-	uart_send("TX1 sent by the THRE interrupt\n");
-	/* Let the UART's level reach the PLIC's gateway: a few register reads. */
-	(void)uart_read(UART_LSR);
-	pending = plic_chip.irq_pending(&d);
-	irqs_on();
-	waited = WAIT_MS(tx.done >= 1, RV_WAIT_MS);
-	rv_print("rv: interrupt: completions %u after %u ms, irq_pending with interrupts off %d\n",
-		 (unsigned int)tx.done, waited, pending);
-	print_line_stats("interrupt");
-}
-
-/* 2. Disabled: nothing runs for RV_DISABLED_MS; enable_irq delivers the held request. */
-static void case_disabled(void)
-{
-	struct irq_data d = UART_IRQ_DATA;
-	unsigned int waited;
-
-	disable_irq(UART0_IRQ);
-	uart_send("TX2 held while disabled\n");
-	waited = WAIT_MS(tx.done >= 2, RV_DISABLED_MS);
-	rv_print("rv: disabled: completions %u after %u ms, PLIC pending %d, irq_pending %d\n",
-		 (unsigned int)tx.done, waited, plic_pending_bit(UART0_IRQ), plic_chip.irq_pending(&d));
-	enable_irq(UART0_IRQ);
-	waited = WAIT_MS(tx.done >= 2, RV_WAIT_MS);
-	rv_print("rv: enabled: completions %u after %u ms\n", (unsigned int)tx.done, waited);
-	print_line_stats("enabled");
-}
+static void uart_tx_ack(void) { }
+static bool uart_tx_room(void) { return uart_read(UART_LSR) & UART_LSR_THRE; }
+static void uart_tx_put(uint8_t b) { uart_write(UART_THR, b); }
+static void uart_tx_irq(bool on) { uart_write(UART_IER, on ? UART_IER_THRI : 0); }
 
 /*
- * 3. Lost: the PLIC enable bit cleared behind the core's back; the expect
- * poll finds each completion. Two in a row: the core judges a completion
- * found by polling at the next one (was the interrupt only late?), and a
- * second lost one makes the first a lost interrupt, announced.
- */
-static void case_lost(void)
-{
-	static const char *const texts[2] = { "TX3 found by polling\n", "TX4 found by polling too\n" };
-	struct irq_data d = UART_IRQ_DATA;
-	unsigned int i;
-
-	plic_enable_bit(UART0_IRQ, false);
-	for (i = 0; i < 2; i++) {
-		uint64_t start = mtime_ms();
-		int pending;
-
-		uart_send(texts[i]);
-		(void)uart_read(UART_LSR);
-		pending = plic_chip.irq_pending(&d);
-		(void)WAIT_MS(tx.done >= 3 + i, RV_WAIT_MS);
-		rv_print("rv: lost: completions %u after %u ms, PLIC pending %d, irq_pending %d\n",
-			 (unsigned int)tx.done, (unsigned int)(tx.done_ms - start), plic_pending_bit(UART0_IRQ), pending);
-	}
-	plic_enable_bit(UART0_IRQ, true);  /* the fault undone: the core never knew */
-	print_line_stats("lost");
-}
-
-/*
- * 4. A flood: the receive interrupt, which the driver does not handle, on,
+ * The flood: the receive interrupt, which the driver does not handle, on,
  * and bytes arriving without pause that nobody reads: a babbling peer,
- * played by this program through the UART's loopback (each byte it sends
- * arrives in the receiver). QEMU 7.2's PLIC takes a request at each rise of
- * a source, not from a level held after the completion, so a held level
- * alone would interrupt once here; every looped-back byte raises it again.
+ * played through the loopback (each byte sent arrives in the receiver).
+ * QEMU's PLIC takes a request per signal, not from a level held after the
+ * completion, so every looped-back byte raises it again.
  */
-static unsigned int flood_bytes(unsigned int limit_ms, bool until_off)
+static void uart_flood_on(void)
 {
-	struct irq_line_health h;
-	uint64_t start = mtime_ms();
-	unsigned int bytes = 0;
-
-	while (mtime_ms() - start < limit_ms) {
-		if (until_off && irq_get_line_health(UART0_IRQ, &h) == 0 && h.flood_off)
-			break;
-		uart_write(UART_THR, 'x');
-		bytes++;
-	}
-	return bytes;
-}
-
-static void case_flood(void)
-{
-	struct irq_line_health h;
-	struct irq_line_stats st0, st1;
-	uint64_t start, t0;
-	unsigned int bytes, waited;
-
-	irq_get_line_stats(UART0_IRQ, &st0);
-	start = mtime_ms();
-	/* The fault: loopback on, the receive interrupt on, bytes without end. */
 	uart_write(UART_MCR, UART_MCR_OUT2 | UART_MCR_LOOP);
 	uart_write(UART_IER, UART_IER_RDI);
-	bytes = flood_bytes(RV_WAIT_MS, true);
-	irq_get_line_stats(UART0_IRQ, &st1);
-	irq_get_line_health(UART0_IRQ, &h);
-	rv_print("rv: flood: line off %d after %u ms, %u bytes, %llu interrupts, %llu unhandled\n", h.flood_off,
-		 (unsigned int)(mtime_ms() - start), bytes, (unsigned long long)(st1.delivered - st0.delivered),
-		 (unsigned long long)(st1.unhandled - st0.unhandled));
-	/* The device floods on; the line is off and polled, the program runs. */
-	st0 = st1;
-	t0 = mtime_ms();
-	bytes = flood_bytes(RV_FLOOD_MS, false);
-	irq_get_line_stats(UART0_IRQ, &st1);
-	irq_get_line_health(UART0_IRQ, &h);
-	rv_print("rv: flood: %u ms more, %u bytes, %llu interrupts, line off %d\n", (unsigned int)(mtime_ms() - t0),
-		 bytes, (unsigned long long)(st1.delivered - st0.delivered), h.flood_off);
-	/* The fault undone: interrupt off, loopback off, the byte and the overrun read. */
+}
+
+static void uart_flood_step(void) { uart_write(UART_THR, 'x'); }
+
+static void uart_flood_off(void)
+{
 	uart_write(UART_IER, 0);
 	uart_write(UART_MCR, UART_MCR_OUT2);
 	(void)uart_read(UART_RBR);
 	(void)uart_read(UART_LSR);
-	t0 = mtime_ms();
-	waited = WAIT_MS(irq_get_line_health(UART0_IRQ, &h) == 0 && !h.flood_off, RV_WAIT_MS);
-	rv_print("rv: flood over: line back after %u ms, floods %u\n", waited, (unsigned int)h.floods);
 }
 
-/* 5. After the flood the line delivers again. */
-static void case_after(void)
+/* The storm's bytes go round the loopback, not to the console. */
+static void uart_storm_on(void) { uart_write(UART_MCR, UART_MCR_OUT2 | UART_MCR_LOOP); }
+static void uart_storm_off(void) { uart_flood_off(); }
+
+static const struct proof_uart rv_uart = {
+	.tx_wants = uart_tx_wants, .tx_ack = uart_tx_ack, .tx_room = uart_tx_room, .tx_put = uart_tx_put,
+	.tx_irq = uart_tx_irq, .flood_on = uart_flood_on, .flood_step = uart_flood_step,
+	.flood_off = uart_flood_off, .storm_on = uart_storm_on, .storm_off = uart_storm_off,
+	.burst = UART_TX_BURST,
+};
+
+static const struct proof_board rv_board = {
+	.tag = RV_TAG, .irq = UART0_IRQ, .hwirq = UART0_IRQ, .chip = &irq_template_plic_chip, .attach = rv_attach,
+	.uart = &rv_uart, .now_us = rv_now_us, .vprint = rv_vprint,
+	.irqs_off = rv_irqs_off, .irqs_on = rv_irqs_on, .chip_pending = rv_chip_pending, .lose = rv_lose,
+};
+
+/* ---- Traps ------------------------------------------------------------------ */
+
+void rv_trap(unsigned long cause, unsigned long epc, unsigned long tval);
+void rv_trap(unsigned long cause, unsigned long epc, unsigned long tval)
 {
-	struct irq_line_stats st0, st1;
-	unsigned int waited;
-
-	irq_get_line_stats(UART0_IRQ, &st0);
-	uart_send("TX5 after the flood\n");
-	waited = WAIT_MS(tx.done >= 5, RV_WAIT_MS);
-	irq_get_line_stats(UART0_IRQ, &st1);
-	rv_print("rv: after: completions %u after %u ms, %llu handled by interrupt, %llu polled\n",
-		 (unsigned int)tx.done, waited, (unsigned long long)(st1.handled - st0.handled),
-		 (unsigned long long)(st1.polled - st0.polled));
+	if (cause == (CAUSE_INTERRUPT | CAUSE_TIMER)) {
+		irq_template_timer_interrupt();
+		return;
+	}
+	if (cause == (CAUSE_INTERRUPT | CAUSE_EXTERNAL)) {
+		irq_template_plic_interrupt();  /* claim, generic_handle_irq, complete what the core did not */
+		return;
+	}
+	rv_print(RV_TAG ": fault: cause 0x%lx at 0x%lx, tval 0x%lx\n", cause, epc, tval);
+	rv_exit(false);
 }
 
-void rv_main(void);
-void rv_main(void)
+/* ---- Start ------------------------------------------------------------------ */
+
+void rv_main(unsigned long hart);
+void rv_main(unsigned long hart)
 {
 	extern uint64_t rv_bss_start[], rv_bss_end[];
 	uint64_t *p;
@@ -507,29 +356,42 @@ void rv_main(void)
 	uart_write(UART_LCR, UART_LCR_8N1);
 	uart_write(UART_FCR, 0);            /* no FIFO: one THR, as a 16450 */
 	uart_write(UART_MCR, UART_MCR_OUT2);
+	/* Untrusted from the firmware: a hart this program's PLIC map does not serve stops it. */
+	if (hart >= RV_MAX_HARTS) {
+		rv_print(RV_TAG ": hart id %lu from the firmware: out of range\n", hart);
+		rv_exit(false);
+	}
+	rv_hart = (unsigned int)hart;
+	rv_context = PLIC_CONTEXT_OF(rv_hart);
 
-	/* docs/porting.md, "First boot": log (and the clock: the template's CLINT), core, chips, defences, drivers. */
+	/*
+	 * docs/porting.md, "First boot": the log, the clock (the template's
+	 * built-in one for this mode) and the CPU number before the core.
+	 */
 	irq_template_set_console(rv_core_line);
-	rv_print("rv: kernel/irq on RV64 machine mode, template port, QEMU virt\n");
+	irq_template_set_cpu_id(rv_cpu_id);
+	rv_print(RV_TAG ": kernel/irq on RV64 %s, hart %u, PLIC context %u, template port, QEMU virt\n", RV_MODE,
+		    rv_hart, rv_context);
 	irq_core_init();
-	mmio_write32(PLIC_THRESHOLD(PLIC_CONTEXT), 0);
-	mmio_write32(PLIC_PRIORITY(UART0_IRQ), PLIC_PRIO_DEVICE);
-	rv_print("rv: chip %d\n", irq_set_chip_and_handler(UART0_IRQ, &plic_chip, handle_fasteoi_irq, NULL, UART0_IRQ));
-	irq_defences_start();
-	rv_print("rv: request %d\n", request_irq(UART0_IRQ, uart_irq, 0, "uart0", &tx));
-	tx.token = init_irq_expect(UART0_IRQ, &tx);
-	rv_print("rv: token %s\n", tx.token ? "yes" : "no");
-	__asm__ volatile("csrs mie, %0" : : "r"(MIE_MEIE | MIE_MTIE) : "memory");
-	irqs_on();
+	/*
+	 * The PLIC: the contexts of harts 0 .. this one in this mode (CPU n is
+	 * hart n here), every source masked, thresholds 0; proof_run attaches
+	 * the UART's line, routed to this hart (rv_attach).
+	 */
+	{
+		struct irq_template_plic_config cfg = {
+			.base = PLIC_BASE, .nr_sources = PLIC_SOURCES, .nr_cpus = rv_hart + 1,
+			.priority = PLIC_PRIO_DEVICE, .edge_only = true,
+		};
+		unsigned int h;
 
-	case_interrupt();
-	case_disabled();
-	case_lost();
-	case_flood();
-	case_after();
-	print_line_stats("end");
-	irq_health_report();
-	free_irq(UART0_IRQ, &tx);
-	rv_print("rv: done\n");
+		for (h = 0; h <= rv_hart; h++)
+			cfg.context[h] = PLIC_CONTEXT_OF(h);
+		if (irq_template_plic_init(&cfg) != 0)
+			rv_exit(false);
+	}
+	__asm__ volatile("csrs " CSR_IE ", %0" : : "r"(IE_EXTERNAL | IE_TIMER) : "memory");
+
+	proof_run(&rv_board);
 	rv_exit(true);
 }

@@ -14,13 +14,15 @@ UNIT_irq_port_SRCS := tests/unit/test_irq_port.c tests/host/irq_port_host.c
 # The template port must build and work on its own: the core compiled
 # against kernel/irq/template/ only (its irq_port_host.h first on the path),
 # run once; the irq_port test binary depends on the result so that every
-# unit build checks it.
+# unit build checks it. Two CPUs (irq_config.h's default is one): the check
+# plays two, each with a comparator of its own, and routes a PLIC line to each.
 IRQ_TEMPLATE_CHECK := $(BUILD)/host/irq_template_check
-$(IRQ_TEMPLATE_CHECK): tests/unit/test_irq_template.c kernel/irq/template/port_template.c kernel/irq/template/irq_format.c $(IRQ_CORE_SRCS) $(wildcard kernel/irq/*.h kernel/irq/template/*.h)
+$(IRQ_TEMPLATE_CHECK): tests/unit/test_irq_template.c kernel/irq/template/port_template.c kernel/irq/template/irq_format.c \
+		kernel/irq/template/plic_template.c $(IRQ_CORE_SRCS) $(wildcard kernel/irq/*.h kernel/irq/template/*.h)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -DIRQ_TEMPLATE_HOST_SIM -Ikernel/irq/template -Ikernel $(SAN_FLAGS) \
-		tests/unit/test_irq_template.c kernel/irq/template/port_template.c kernel/irq/template/irq_format.c \
-		$(IRQ_CORE_SRCS) -o $@.bin
+	$(HOSTCC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -DIRQ_TEMPLATE_HOST_SIM -DIRQ_NR_CPUS=2 -Ikernel/irq/template -Ikernel \
+		$(SAN_FLAGS) tests/unit/test_irq_template.c kernel/irq/template/port_template.c kernel/irq/template/irq_format.c \
+		kernel/irq/template/plic_template.c $(IRQ_CORE_SRCS) -o $@.bin
 	$@.bin
 	@# A CPU the template does not know stops its build with the #error that says what to add
 	@# (the host compiler with its CPU macros taken away plays the unknown CPU).
@@ -29,6 +31,14 @@ $(IRQ_TEMPLATE_CHECK): tests/unit/test_irq_template.c kernel/irq/template/port_t
 		{ echo "template port check failed: an unknown CPU compiled" >&2; exit 1; }
 	@grep -q "no interrupt save/restore for this CPU" $@.cpu.log || \
 		{ cat $@.cpu.log; echo "template port check failed: no #error for an unknown CPU" >&2; exit 1; }
+	@# A RISC-V build that does not say its privilege mode stops too (M-mode code in an S-mode
+	@# kernel compiles and traps at the first lock): the host compiler plays a RISC-V compiler
+	@# (-fsyntax-only never assembles the RISC-V instructions).
+	@! $(HOSTCC) -std=gnu11 -ffreestanding -fsyntax-only -U__x86_64__ -U__i386__ -D__riscv -D__riscv_atomic \
+		-D__riscv_xlen=64 -Ikernel/irq/template -Ikernel kernel/irq/template/port_template.c > $@.mode.log 2>&1 || \
+		{ echo "template port check failed: a RISC-V build without a mode compiled" >&2; exit 1; }
+	@grep -q "say which privilege mode your RISC-V kernel runs in" $@.mode.log || \
+		{ cat $@.mode.log; echo "template port check failed: no #error for a RISC-V build without a mode" >&2; exit 1; }
 	@touch $@
 $(BUILD)/host/unit/irq_port: $(IRQ_TEMPLATE_CHECK)
 
