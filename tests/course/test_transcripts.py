@@ -2,7 +2,8 @@
 (docs/*.md) is re-run on the kernel of this tree and must still have its shape.
 
 The sessions are marked in the pages (tools/course/transcripts.py says how); they are played once
-for the whole module (boots that pages share are booted once, one boot at a time unless COURSE_JOBS says more), then judged
+for the whole module (boots that pages share are booted once; COURSE_JOBS boots at a time, 2 in
+make course-test), then judged
 page by page; a boot that differs is played once more before it counts (Player.judge), and the
 run warns with what differed the first time. When a page
 fails, it no longer shows what the kernel prints: fix the kernel, or
