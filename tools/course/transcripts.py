@@ -610,7 +610,8 @@ class Player:
         they arrive while the first command runs. Typed ahead, the commands run back to back in
         the machine's time. A run ends at a command whose output a `wait` extends or that the page
         paces (`pace CMD:`), and at a monitor command or the keys it types: those wait for the
-        host."""
+        host. The command a key began goes ahead with the rest of its line (exercise 8: a watch
+        poll finds the stuck key, and the trace must be stopped before its polls fill the ring)."""
         t = time.monotonic()
         boot = None
         flat = [(s, inp) for s in sessions for inp in s.inputs]
@@ -636,7 +637,7 @@ class Player:
                     elif inp.startswith(PROMPT):
                         cmd = inp[len(PROMPT):]
                         ahead = []
-                        if i not in sent_ahead and not boot.keyed:
+                        if i not in sent_ahead:
                             j, size = i + 1, len(cmd) + 1
                             # Within the kernel's input ring (1024 bytes), with room to spare.
                             while follows(j) and size + len(flat[j][1]) - len(PROMPT) + 1 <= TYPE_AHEAD_MAX:
