@@ -106,7 +106,7 @@ void __irq_unmask_notrace(struct irq_desc *desc)
 
 void __irq_unmask_traced(struct irq_desc *desc)
 {
-	chip_unmask(desc, true);
+	chip_unmask(desc, IRQ_TRACE_BUILD);  /* the trace compiled out: the untraced copy */
 }
 
 int __irq_chip_pending(struct irq_desc *desc)
@@ -257,7 +257,8 @@ void irq_trace_run_flow(struct irq_desc *desc, irq_flow_handler_t flow)
 			    : flow == handle_level_irq ? IRQ_TFLOW_LEVEL
 			    : flow == handle_fasteoi_irq ? IRQ_TFLOW_FASTEOI : IRQ_TFLOW_CUSTOM;
 
-	if (!irq_trace_line_selected(irq)) {
+	/* The trace compiled out (IRQ_TRACE_BUILD 0): never called, and no traced copy of the flows. */
+	if (!IRQ_TRACE_BUILD || !irq_trace_line_selected(irq)) {
 		flow(desc);
 		return;
 	}

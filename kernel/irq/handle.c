@@ -120,7 +120,11 @@ irqreturn_t __handle_irq_event(struct irq_desc *desc, unsigned long *flags)
 
 irqreturn_t __handle_irq_event_traced(struct irq_desc *desc, unsigned long *flags)
 {
+#if IRQ_TRACE_BUILD
 	return handle_irq_event(desc, flags, true);
+#else
+	return __handle_irq_event(desc, flags);  /* the trace compiled out: no traced copy */
+#endif
 }
 
 IRQ_ALWAYS_INLINE void finish_pending(struct irq_desc *desc, unsigned long *flags, const bool tr)
@@ -156,7 +160,11 @@ void __irq_finish_pending(struct irq_desc *desc, unsigned long *flags)
 
 void __irq_finish_pending_traced(struct irq_desc *desc, unsigned long *flags)
 {
+#if IRQ_TRACE_BUILD
 	finish_pending(desc, flags, true);
+#else
+	__irq_finish_pending(desc, flags);  /* the trace compiled out: no traced copy */
+#endif
 }
 
 void __irq_schedule_resend(struct irq_desc *desc)

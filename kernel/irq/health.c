@@ -9,217 +9,12 @@
  * the end of boot, and the irqs shell command reads the same state through
  * irq_get_line_health()/irq_get_action_health() (declared in stats.h).
  *
- * An episode (struct irq_health_episode) is the time a line (storm) or an
- * action (lost interrupts seen by expecting or watching) runs on polling.
- * Announcements of episodes that come and go quickly are rate-limited: an
- * episode that begins within health_remind_ns of the last message about
- * the same subject is logged only at the 1st, 2nd, 4th, 8th ... time.
+ * The episodes themselves (begin, remind, end, and their announcements)
+ * are episode.c's; this file reads the state they and the defences keep.
+ *
+ * Layer 4, a report: may use layers 0-3 (docs/irq-layers.md).
  */
 #include "internals.h"
-
-/* Milliseconds per second, for "12.345 s" in messages. */
-#define IRQ_MS_PER_S 1000ull
-
-/* Names of the IRQ_HEALTH_* bits, in the order irq_health_cause_string prints them. */
-static const struct {
-	unsigned int bit;
-	const char *name;
-} irq_health_names[] = {
-	{ IRQ_HEALTH_STORM, "storm" },
-	{ IRQ_HEALTH_CLAIMED_STORM, "claimed-storm" },
-	{ IRQ_HEALTH_LOST_EXPECT, "lost-while-expecting" },
-	{ IRQ_HEALTH_WATCH_BAD, "watch-found-lost" },
-	{ IRQ_HEALTH_MISROUTED, "misrouted" },
-	{ IRQ_HEALTH_IRQPOLL, "irqpoll" },
-};
-
-/* Whole seconds and the millisecond remainder of @ns, for "%llu.%03llu s". */
-static unsigned long long irq_secs(uint64_t ns)
-{
-	return (unsigned long long)(ns / IRQ_POLICY_S);
-}
-
-static unsigned long long irq_msecs(uint64_t ns)
-{
-	return (unsigned long long)(ns / IRQ_POLICY_MS % IRQ_MS_PER_S);
-}
-
-/* The driver name a message gives for @action, or for the line's first action. */
-static const char *__irq_subject_name(const struct irq_desc *desc, const struct irqaction *action)
-{
-	if (action)
-		return action->name;
-	return desc->action ? desc->action->name : "no handler";
-}
-
-/* Completions by polling of the subject so far (action, or the whole line). */
-static uint64_t __irq_subject_polled(const struct irq_desc *desc, const struct irqaction *action)
-{
-	return action ? action->polled_handled : desc->def.polled_claims;
-}
-
-/* Whether a message about an episode change should be printed now (see the top). */
-static bool irq_health_should_log(const struct irq_health_episode *ep, uint64_t now)
-{
-	return ep->episodes <= 1 || now - ep->last_remind_ns >= irq_policy()->health_remind_ns ||
-	       irq_report_due(ep->episodes);
-}
-
-void __irq_health_begin(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
-			unsigned int cause, const char *why, uint64_t now)
-{
-	bool others = !action && desc->nr_actions > 1;
-
-	if (ep->active) {
-		ep->cause |= cause;
-		return;
-	}
-	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_HEALTH_BEGIN, cause);
-	ep->active = true;
-	ep->cause = cause;
-	ep->since_ns = now;
-	ep->polled_at_start = __irq_subject_polled(desc, action);
-	ep->episodes++;
-	/* Its first reminder (and a misroute's end, later still) comes no sooner: see remind_at_ns. */
-	if (desc->def.remind_at_ns > now + irq_policy()->health_remind_ns)
-		desc->def.remind_at_ns = now + irq_policy()->health_remind_ns;
-	if (desc->def.remind_at_ns > desc->def.fixup_last_ns + irq_policy()->health_misroute_window_ns &&
-	    ep == &desc->def.misroute)
-		desc->def.remind_at_ns = desc->def.fixup_last_ns + irq_policy()->health_misroute_window_ns;
-	if (irq_health_should_log(ep, now))
-		irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\"%s: %s (at %llu.%03llu s, episode %u)\n",
-			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action),
-			     others ? " and others" : "", why, irq_secs(now), irq_msecs(now), (unsigned int)ep->episodes);
-	ep->last_remind_ns = now;
-}
-
-void __irq_health_end(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
-		      const char *how, uint64_t now)
-{
-	if (!ep->active)
-		return;
-	if (irq_health_should_log(ep, now))
-		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": %s after %llu ms on polling (%llu completions by polling)\n",
-			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action), how,
-			     irq_log_ms(now - ep->since_ns),
-			     (unsigned long long)(__irq_subject_polled(desc, action) - ep->polled_at_start));
-	IRQ_TRACE(IRQ_TEV_STATE, desc->irq_data.irq, IRQ_TSTATE_HEALTH_END, ep->cause);
-	ep->active = false;
-	ep->cause = 0;
-	ep->last_remind_ns = now;
-}
-
-/* Whether a reminder of @ep is due at @now (every @every ns while it lasts). */
-static inline bool irq_health_remind_due(const struct irq_health_episode *ep, uint64_t now, uint64_t every)
-{
-	return ep->active && now - ep->last_remind_ns >= every;
-}
-
-/* Remind of one episode (irq_health_remind_due said so). Lock held. */
-static void __irq_health_remind_one(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
-				    uint64_t now)
-{
-	char causes[64];
-
-	irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": still on polling (%s) since %llu.%03llu s: %llu completions by polling\n",
-		     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action),
-		     irq_health_cause_string(ep->cause, causes, sizeof(causes)), irq_secs(ep->since_ns),
-		     irq_msecs(ep->since_ns),
-		     (unsigned long long)(__irq_subject_polled(desc, action) - ep->polled_at_start));
-	ep->last_remind_ns = now;
-}
-
-/* The earlier of @at and when @ep is next reminded of (if it lasts). */
-static uint64_t irq_health_next_remind(const struct irq_health_episode *ep, uint64_t every, uint64_t at)
-{
-	return ep->active && ep->last_remind_ns + every < at ? ep->last_remind_ns + every : at;
-}
-
-void __irq_health_remind(struct irq_desc *desc, uint64_t now)
-{
-	const struct irq_policy *p = irq_policy();
-	uint64_t every = p->health_remind_ns, at = UINT64_MAX;
-	struct irqaction *a;
-	unsigned int walked;
-
-	/*
-	 * Asked at every poll: the usual answer, "nothing due", is one
-	 * compare (remind_at_ns, which the poll timer also makes before the
-	 * call; it was the walk below, about 50 guest instructions per poll
-	 * of a line on polling, make prof-ata).
-	 */
-	if (now < desc->def.remind_at_ns)
-		return;
-	if (desc->def.misroute.active && now - desc->def.fixup_last_ns >= p->health_misroute_window_ns)
-		__irq_health_end(desc, NULL, &desc->def.misroute,
-				 "irqfixup found none of its work on other lines lately: misroute over", now);
-	if (irq_health_remind_due(&desc->def.storm, now, every))
-		__irq_health_remind_one(desc, NULL, &desc->def.storm, now);
-	if (irq_health_remind_due(&desc->def.misroute, now, every))
-		__irq_health_remind_one(desc, NULL, &desc->def.misroute, now);
-	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
-		if (irq_health_remind_due(&a->health, now, every))
-			__irq_health_remind_one(desc, a, &a->health, now);
-	/* What is due next; an episode that begins meanwhile brings it forward (__irq_health_begin). */
-	if (desc->def.misroute.active && desc->def.fixup_last_ns + p->health_misroute_window_ns < at)
-		at = desc->def.fixup_last_ns + p->health_misroute_window_ns;
-	at = irq_health_next_remind(&desc->def.storm, every, at);
-	at = irq_health_next_remind(&desc->def.misroute, every, at);
-	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
-		at = irq_health_next_remind(&a->health, every, at);
-	desc->def.remind_at_ns = at;
-}
-
-void __irq_health_fixup_claim(struct irq_desc *desc, unsigned int from_irq, uint64_t now)
-{
-	struct irq_defence_line *def = &desc->def;
-
-	def->fixup_claims++;
-	def->fixup_last_ns = now;
-	__irq_poll_want_moved(desc);  /* the misroute episode's end moves on */
-	if (irq_report_due(def->fixup_claims))
-		irq_port_log(IRQ_LOG_WARN, "irq %u: its handlers claimed an unclaimed interrupt of irq %u (irqfixup; %llu times): misrouted?\n",
-			     desc->irq_data.irq, from_irq, (unsigned long long)def->fixup_claims);
-	if (!def->misroute.active) {
-		__irq_health_begin(desc, NULL, &def->misroute, IRQ_HEALTH_MISROUTED,
-				   "misrouted: its work came on another line's interrupt and irqfixup's polls take it", now);
-		__irq_poll_reschedule(desc, now);
-	}
-}
-
-uint64_t __irq_health_deadline(const struct irq_desc *desc)
-{
-	uint64_t window = irq_policy()->health_misroute_window_ns;
-
-	if (!desc->def.misroute.active)
-		return 0;
-	return desc->def.fixup_last_ns + window;
-}
-
-/* Append @text to @buf (of @len, NUL-terminated at @*used); truncates. */
-static void irq_health_append(char *buf, size_t len, size_t *used, const char *text)
-{
-	while (*text && *used + 1 < len)
-		buf[(*used)++] = *text++;
-	buf[*used] = '\0';
-}
-
-const char *irq_health_cause_string(unsigned int causes, char *buf, size_t len)
-{
-	size_t used = 0, i;
-
-	if (!buf || !len)
-		return "";
-	buf[0] = '\0';
-	for (i = 0; i < sizeof(irq_health_names) / sizeof(irq_health_names[0]); i++) {
-		if (!(causes & irq_health_names[i].bit))
-			continue;
-		if (used)
-			irq_health_append(buf, len, &used, ",");
-		irq_health_append(buf, len, &used, irq_health_names[i].name);
-	}
-	return buf;
-}
 
 /* The line's causes now, and the start and polled count of its oldest episode. Lock held. */
 static unsigned int __irq_line_causes(const struct irq_desc *desc, uint64_t *since, uint64_t *polled)
@@ -391,6 +186,12 @@ static void irq_health_report_line(unsigned int irq, const struct irq_line_healt
 	char causes[96], why[IRQ_DIAGNOSIS_MAX];
 	unsigned int i;
 
+	if (!IRQ_HEALTH_TEXT) {
+		/* Terse: the line, its cause bits (IRQ_HEALTH_*), since (ms), completions by polling, off (1/0). */
+		irq_port_log(IRQ_LOG_WARN, "irq health: %u 0x%x %llu %llu %u\n", irq, lh->causes, irq_log_ms(lh->since_ns),
+			     (unsigned long long)lh->polled_completions, (unsigned int)lh->flood_off);
+		return;
+	}
 	irq_port_log(IRQ_LOG_WARN, "irq health: line %u on polling (%s) since %llu.%03llu s: %llu completions by polling%s\n",
 		     irq, irq_health_cause_string(lh->causes, causes, sizeof(causes)), irq_secs(lh->since_ns),
 		     irq_msecs(lh->since_ns), (unsigned long long)lh->polled_completions,
@@ -420,18 +221,22 @@ unsigned int irq_health_report(void)
 		if (!lh.causes)
 			continue;
 		listed++;
-		if (lh.causes & ~IRQ_HEALTH_IRQPOLL)
+		if ((lh.causes & ~IRQ_HEALTH_IRQPOLL) || !IRQ_HEALTH_TEXT)
 			irq_health_report_line(irq, &lh);
 		else
 			irq_port_log(IRQ_LOG_WARN, "irq health: line %u polled every %llu ms (irqpoll on the command line)\n",
 				     irq, irq_log_ms(irq_policy()->irqpoll_interval_ns));
 	}
 	/* Lines whose CPU was found not running: late interrupts, not judged (stall.c), said once each. */
-	for (irq = 0; !IRQ_MINIMAL && irq < IRQ_NR_LINES; irq++)
+	for (irq = 0; !IRQ_MINIMAL && IRQ_HEALTH_TEXT && irq < IRQ_NR_LINES; irq++)
 		if (!irq_get_line_health(irq, &lh) && lh.nr_actions && lh.stalled)
 			irq_port_log(IRQ_LOG_INFO, "irq health: line %u: %llu completions found while CPU %u was not running: late, not judged\n",
 				     irq, (unsigned long long)lh.stalled, lh.cpu);
-	if (!irq_defences_active())
+	if (!IRQ_HEALTH_TEXT)
+		/* Terse: lines listed, lines with handlers, whether the defences run. */
+		irq_port_log(IRQ_LOG_INFO, "irq health: %u/%u %u\n", listed, with_handlers,
+			     (unsigned int)irq_defences_active());
+	else if (!irq_defences_active())
 		irq_port_log(IRQ_LOG_WARN, "irq health: defences off (noirqdebug or not started): lost or flooding interrupts go unnoticed\n");
 	else if (!listed)
 		irq_port_log(IRQ_LOG_INFO, "irq health: all %u lines with handlers deliver by interrupt (profile %s)\n",

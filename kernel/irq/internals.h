@@ -40,6 +40,19 @@
 #include "stats.h"
 #include "trace.h"
 
+/*
+ * IRQ_TEXT - a sentence of the health reports (announcements, reminders,
+ * verdicts). With IRQ_HEALTH_TEXT 0 (irq_config.h) every one is the empty
+ * string, so that the build carries none of them, and the reports print
+ * numbers instead (health.c, docs/irq-layers.md "Terse reports"). Never
+ * NULL: callers tell "silently" from "with a reason" by NULL.
+ */
+#if IRQ_HEALTH_TEXT
+#define IRQ_TEXT(s) (s)
+#else
+#define IRQ_TEXT(s) ("")
+#endif
+
 /* Line status (desc->status), core-private. */
 #define IRQS_INPROGRESS 0x0001u  /* the handlers are running (interrupt, replay or poll) */
 #define IRQS_PENDING    0x0002u  /* an interrupt came while busy or disabled: replay it */
@@ -392,6 +405,8 @@ void irq_stats_reset(void);
 
 /* __irq_stat_sum - counter @which of @desc over every CPU. Lock held. */
 uint64_t __irq_stat_sum(const struct irq_desc *desc, enum irq_stat which);
+/* __irq_slot_count - one CPU slot's count of @which (irqdesc.c). Lock held. */
+uint64_t __irq_slot_count(const struct irq_cpu_counters *slot, enum irq_stat which);
 
 /*
  * __irq_unhandled_word - the line's unclaimed runs as one 32-bit word (see
@@ -728,6 +743,11 @@ static inline bool irq_poll_word_fires_by(uint32_t word, uint64_t deadline_ns)
 	return (word & IRQ_POLL_WORD_ARMED) && (int32_t)(word - deadline) <= 0;
 }
 
+/* ---- trace_ring.c: the filter's state, set by trace.c, read by the recording ---- */
+extern uint32_t irq_trace_classes;               /* IRQ_TCLASS_* bits recorded */
+extern uint8_t irq_trace_line_sel[IRQ_NR_LINES]; /* 1 = record this line's events */
+extern uint32_t irq_trace_bad_cpu;               /* events from a CPU number >= IRQ_NR_CPUS */
+
 /* ---- policy.c ------------------------------------------------------------ */
 
 /*
@@ -736,6 +756,33 @@ static inline bool irq_poll_word_fires_by(uint32_t word, uint64_t deadline_ns)
  * is not defended and names the fix. CONTEXT: any, no desc lock held.
  */
 bool irq_defences_unstarted(unsigned int irq, const char *caller);
+
+/* Milliseconds per second, for "12.345 s" in messages. */
+#define IRQ_MS_PER_S 1000ull
+
+/* Whole seconds and the millisecond remainder of @ns, for "%llu.%03llu s". */
+static inline unsigned long long irq_secs(uint64_t ns)
+{
+	return (unsigned long long)(ns / IRQ_POLICY_S);
+}
+
+static inline unsigned long long irq_msecs(uint64_t ns)
+{
+	return (unsigned long long)(ns / IRQ_POLICY_MS % IRQ_MS_PER_S);
+}
+
+/* Freestanding string equality (no libc in the core). */
+static inline bool irq_str_equal(const char *a, const char *b)
+{
+	size_t i;
+
+	for (i = 0; a[i] && a[i] == b[i]; i++)
+		;
+	return a[i] == b[i];
+}
+
+/* Calls of irq_defences_unstarted so far (rate-limits its warning; tunables.c). */
+extern uint32_t irq_defences_unstarted_calls;
 
 /* irq_defences_core_init - defences stopped, token pool empty (from irq_core_init). */
 void irq_defences_core_init(void);
@@ -760,7 +807,60 @@ void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now, uint64_t due_by);
 uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now);
 
 /* ---- expect.c ------------------------------------------------------------ */
+/*
+ * The tick's set of lines (tick_look.c): one bit per line whose verified
+ * tokens the tick looks at. irq_tick_look_on - whether the tick looks at
+ * verified tokens (the profile wants it and the host ticks); their safety
+ * poll then needs no timer (expect.c). __irq_tick_line_add - put @desc in
+ * the set, lock-free (expect_irq; the ordering is at its definition).
+ */
+#if IRQ_TICK_LOOK
+extern uint32_t __irq_tick_period_ns;  /* 0: no tick (a 32-bit word: internals.h reads no 64-bit atomics) */
+static inline bool irq_tick_look_on(const struct irq_policy *p)
+{
+	return (uint32_t)p->expect_tick_look && __atomic_load_n(&__irq_tick_period_ns, __ATOMIC_ACQUIRE);
+}
+extern uint32_t __irq_tick_lines[(IRQ_NR_LINES + 31) / 32];
+/* Inline: expect_irq's verified path calls it for every command (a call cost 16 instructions of 30). */
+static inline void __irq_tick_line_add(struct irq_desc *desc)
+{
+	unsigned int irq = desc->irq_data.irq;  /* its index in irq_descs (irq_core_init), one load */
+	uint32_t *word = &__irq_tick_lines[irq / 32], bit = 1u << (irq % 32);
 
+	/* seq_cst load, then seq_cst OR: the ordering is written down in tick_look.c. */
+	if (!(__atomic_load_n(word, __ATOMIC_SEQ_CST) & bit))
+		__atomic_or_fetch(word, bit, __ATOMIC_SEQ_CST);
+}
+/* __irq_tick_reset - no tick, empty set (irq_defences_core_init). */
+void __irq_tick_reset(void);
+#else
+/* The tick's look left out (IRQ_TICK_LOOK 0): never on, an empty set (tick_look.c). */
+static inline bool irq_tick_look_on(const struct irq_policy *p)
+{
+	(void)p;
+	return false;
+}
+static inline void __irq_tick_line_add(struct irq_desc *desc)
+{
+	(void)desc;
+}
+static inline void __irq_tick_reset(void)
+{
+}
+#endif
+
+/*
+ * __irq_poll_pending_counts - whether what a poll of the line finds now may
+ * be judged by the line's pending interrupt (desc->def.poll_pending YES,
+ * one action on the line). Run owner or lock held.
+ */
+static inline bool __irq_poll_pending_counts(const struct irq_desc *desc, int8_t answer)
+{
+	/* On a shared line the pending request may be another device's: no verdict from it. */
+	return answer == IRQ_PENDING_YES && desc->nr_actions == 1;
+}
+
+#if IRQ_EXPECT
 /* __irq_expect_deadline - earliest poll the expect tokens of @action want (0: none). Lock held. */
 uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, uint64_t now);
 
@@ -790,31 +890,7 @@ bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uin
 /* __irq_expect_tick_keeps - whether a verified token of the line expects or expected since the last look. Lock held. */
 bool __irq_expect_tick_keeps(struct irq_desc *desc);
 
-/*
- * The tick's set of lines (tick_look.c): one bit per line whose verified
- * tokens the tick looks at. irq_tick_look_on - whether the tick looks at
- * verified tokens (the profile wants it and the host ticks); their safety
- * poll then needs no timer (expect.c). __irq_tick_line_add - put @desc in
- * the set, lock-free (expect_irq; the ordering is at its definition).
- */
-extern uint32_t __irq_tick_period_ns;  /* 0: no tick (a 32-bit word: internals.h reads no 64-bit atomics) */
-static inline bool irq_tick_look_on(const struct irq_policy *p)
-{
-	return (uint32_t)p->expect_tick_look && __atomic_load_n(&__irq_tick_period_ns, __ATOMIC_ACQUIRE);
-}
-extern uint32_t __irq_tick_lines[(IRQ_NR_LINES + 31) / 32];
-/* Inline: expect_irq's verified path calls it for every command (a call cost 16 instructions of 30). */
-static inline void __irq_tick_line_add(struct irq_desc *desc)
-{
-	unsigned int irq = desc->irq_data.irq;  /* its index in irq_descs (irq_core_init), one load */
-	uint32_t *word = &__irq_tick_lines[irq / 32], bit = 1u << (irq % 32);
 
-	/* seq_cst load, then seq_cst OR: the ordering is written down in tick_look.c. */
-	if (!(__atomic_load_n(word, __ATOMIC_SEQ_CST) & bit))
-		__atomic_or_fetch(word, bit, __ATOMIC_SEQ_CST);
-}
-/* __irq_tick_reset - no tick, empty set (irq_defences_core_init). */
-void __irq_tick_reset(void);
 
 /* irq_expect_pool_init - every pooled token free again (irq_core_init). */
 void irq_expect_pool_init(void);
@@ -827,21 +903,51 @@ void irq_expect_pool_init(void);
  */
 void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now);
 
-/*
- * __irq_poll_pending_counts - whether what a poll of the line finds now may
- * be judged by the line's pending interrupt (desc->def.poll_pending YES,
- * one action on the line). Run owner or lock held.
- */
-static inline bool __irq_poll_pending_counts(const struct irq_desc *desc, int8_t answer)
-{
-	/* On a shared line the pending request may be another device's: no verdict from it. */
-	return answer == IRQ_PENDING_YES && desc->nr_actions == 1;
-}
 
 /* __irq_expect_kill_all - the action leaves (free_irq): its tokens die. Lock held. */
 void __irq_expect_kill_all(struct irq_desc *desc, struct irqaction *action);
+#else
+/* Expecting left out (IRQ_EXPECT 0): no action has tokens (expect.c). */
+static inline uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, uint64_t now)
+{
+	(void)desc;
+	(void)action;
+	(void)now;
+	return 0;
+}
+static inline void __irq_expect_mark_polled(struct irqaction *action, uint64_t poll_ns)
+{
+	(void)action;
+	(void)poll_ns;
+}
+static inline bool __irq_expect_any_verified(struct irq_desc *desc)
+{
+	(void)desc;
+	return false;
+}
+static inline void __irq_expect_age(struct irq_desc *desc, struct irqaction *action)
+{
+	(void)desc;
+	(void)action;
+}
+static inline void irq_expect_pool_init(void)
+{
+}
+static inline void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now)
+{
+	(void)desc;
+	(void)now;
+}
+static inline void __irq_expect_kill_all(struct irq_desc *desc, struct irqaction *action)
+{
+	(void)desc;
+	(void)action;
+}
+#endif /* IRQ_EXPECT */
 
 /* ---- watch.c ------------------------------------------------------------- */
+
+#if IRQ_WATCH
 
 /*
  * __irq_watch_update - a poll of a line with watched actions ran: count the
@@ -865,6 +971,31 @@ void __irq_watch_stop(struct irq_desc *desc, struct irqaction *action);
  * held (after stats.unhandled was counted).
  */
 void __irq_watch_unclaimed(struct irq_desc *desc, uint64_t now);
+#else
+/* Watching left out (IRQ_WATCH 0): no action is ever watched (watch.c). */
+static inline void __irq_watch_update(struct irq_desc *desc, uint64_t now)
+{
+	(void)desc;
+	(void)now;
+}
+static inline uint64_t __irq_watch_deadline(const struct irq_desc *desc, const struct irqaction *action, uint64_t now)
+{
+	(void)desc;
+	(void)action;
+	(void)now;
+	return 0;
+}
+static inline void __irq_watch_stop(struct irq_desc *desc, struct irqaction *action)
+{
+	(void)desc;
+	(void)action;
+}
+static inline void __irq_watch_unclaimed(struct irq_desc *desc, uint64_t now)
+{
+	(void)desc;
+	(void)now;
+}
+#endif /* IRQ_WATCH */
 
 /* ---- stall.c: evidence that a CPU ran ------------------------------------ */
 
@@ -978,7 +1109,7 @@ static inline bool __irq_polls_allowed(const struct irq_desc *desc)
 	return !(desc->status & IRQS_DISABLED) || (desc->def.flood_off && desc->depth == 0);
 }
 
-/* ---- health.c ------------------------------------------------------------ */
+/* ---- episode.c (the episodes) and health.c ------------------------------ */
 
 /*
  * __irq_health_begin / __irq_health_end - an episode of running on polling
@@ -986,10 +1117,14 @@ static inline bool __irq_polls_allowed(const struct irq_desc *desc)
  * (recovery announced). @action is NULL for the line itself (storms).
  * Lock held.
  */
-void __irq_health_begin(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
-			unsigned int cause, const char *why, uint64_t now);
-void __irq_health_end(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
-		      const char *how, uint64_t now);
+void __irq_health_begin_say(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
+			    unsigned int cause, const char *why, uint64_t now);
+void __irq_health_end_say(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
+			  const char *how, uint64_t now);
+/* The sentences go through IRQ_TEXT: a terse build (IRQ_HEALTH_TEXT 0) has none of them. */
+#define __irq_health_begin(desc, action, ep, cause, why, now) \
+	__irq_health_begin_say(desc, action, ep, cause, IRQ_TEXT(why), now)
+#define __irq_health_end(desc, action, ep, how, now) __irq_health_end_say(desc, action, ep, IRQ_TEXT(how), now)
 
 /*
  * __irq_health_remind - from the poll timer: remind of the line's episodes
@@ -1016,7 +1151,16 @@ static inline unsigned long long irq_log_ms(uint64_t ns)
 }
 
 /* irq_action_find - the action of @desc registered with @dev_id, or NULL. Lock held. */
-struct irqaction *__irq_action_find(struct irq_desc *desc, void *dev_id);
+static inline struct irqaction *__irq_action_find(struct irq_desc *desc, void *dev_id)
+{
+	struct irqaction *a = desc->action;
+	unsigned int walked;
+
+	for (walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		if (a->dev_id == dev_id)
+			return a;
+	return NULL;
+}
 
 /* irq_storm_flow_of - @flow, or the flow it stands in for while the line's runs are timed (spurious.c). */
 irq_flow_handler_t irq_storm_flow_of(const struct irq_desc *desc, irq_flow_handler_t flow);

@@ -135,14 +135,12 @@
 
 /*
  * The parts of the core a build may leave out (issue 32, docs/irq-layers.md):
- * each defence and each report, 1 (built) by default. NOT WIRED YET, except
- * IRQ_TRACE_BUILD above: today a 0 here builds the same core as a 1, because
- * the defences are still knotted into the dispatch core (docs/irq-layers.md,
- * "What is measured today"); the split wires them. `make cross` builds the
- * size matrix of them for the Cortex-M3 and says, row by row, which ones
- * changed nothing. When wired, a left-out defence keeps its API: its calls
- * are no-ops a caller can test for (init_irq_expect returns NULL, as it
- * does today under noirqdebug; docs/irq-layers.md, "A defence left out").
+ * each defence and each report, 1 (built) by default. A 0 leaves the part's
+ * code and strings out of the build, and its API stays: its calls are no-ops
+ * a caller can test for (irq_defences_built() in policy.h gives the parts
+ * built; init_irq_expect returns NULL, as under noirqdebug; watch_irq does
+ * nothing; irq_set_storm_handler returns -IRQ_ENODEV; docs/irq-layers.md,
+ * "A defence left out"). `make cross-matrix` measures each on the Cortex-M3.
  */
 /* IRQ expecting (expect.c): init_irq_expect, expect_irq, unexpect_irq; the driver says when an interrupt is due. */
 #ifndef IRQ_EXPECT
@@ -152,7 +150,8 @@
 #ifndef IRQ_WATCH
 #define IRQ_WATCH 1
 #endif
-/* The flood defence (spurious.c): a line flooding with unclaimed interrupts is disabled, polled, retried. */
+/* The flood defence (spurious.c): a line flooding with unclaimed interrupts is disabled, polled, retried.
+ * With IRQ_STORM 0 as well, no interrupt is counted at all (irqfixup still works). */
 #ifndef IRQ_FLOOD
 #define IRQ_FLOOD 1
 #endif
@@ -164,7 +163,8 @@
 #ifndef IRQ_TICK_LOOK
 #define IRQ_TICK_LOOK 1
 #endif
-/* The health report in sentences (health.c); 0: a terse numeric report, one line per line, no prose. */
+/* The health reports in sentences (health.c); 0: terse numeric ones: an episode's begin, reminder and end
+ * print its IRQ_HEALTH_* cause bits and counts, the report one line of numbers per line; no prose. */
 #ifndef IRQ_HEALTH_TEXT
 #define IRQ_HEALTH_TEXT 1
 #endif

@@ -1,58 +1,13 @@
 /*
- * policy.c - the profiles of kernel/irq's defences (the table in policy.h,
- * one column each), which one is in force, and the boot switches
- * noirqdebug, irqfixup, irqpoll and irqpolicy= with the meanings Linux
- * gives them (Documentation/admin-guide/kernel-parameters.txt), and the
- * start of the defences. See spurious.c for what the defences do.
+ * policy.c - the boot switches noirqdebug, irqfixup, irqpoll and
+ * irqpolicy= with the meanings Linux gives them
+ * (Documentation/admin-guide/kernel-parameters.txt), and the start of the
+ * defences. The profiles themselves and the switches' state are
+ * tunables.c's. See spurious.c for what the defences do.
+ *
+ * Layer 5, the assembly: may use every layer (docs/irq-layers.md).
  */
 #include "internals.h"
-
-/* Instantiate each column of IRQ_POLICY_TUNABLES as one profile. */
-#define IRQ_POLICY_COL_IRQKIT(field, irqkit, tejun2010, mainline, what) .field = (irqkit),
-#define IRQ_POLICY_COL_TEJUN(field, irqkit, tejun2010, mainline, what) .field = (tejun2010),
-#define IRQ_POLICY_COL_MAINLINE(field, irqkit, tejun2010, mainline, what) .field = (mainline),
-#define IRQ_POLICY_ROW(field, irqkit, tejun2010, mainline, what) \
-	{ #field, what, offsetof(struct irq_policy, field) },
-
-const struct irq_policy irq_policies[IRQ_POLICY_COUNT] = {
-	[IRQ_POLICY_IRQKIT] = { .name = "irqkit", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_IRQKIT) },
-#if !IRQ_MINIMAL
-	[IRQ_POLICY_TEJUN2010] = { .name = "tejun2010", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_TEJUN) },
-	[IRQ_POLICY_MAINLINE] = { .name = "mainline", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_MAINLINE) },
-#endif
-};
-
-#if !IRQ_MINIMAL
-/* The table with its descriptions, for printing (bench, shell); the minimal build leaves the text out. */
-const struct irq_policy_row irq_policy_rows[] = { IRQ_POLICY_TUNABLES(IRQ_POLICY_ROW) };
-const size_t irq_policy_rows_count = sizeof(irq_policy_rows) / sizeof(irq_policy_rows[0]);
-#endif
-
-/* The switches: set by the boot parameters, read everywhere (policy.h's inline functions). */
-struct irq_switches __irq_switches = { .policy = &irq_policies[IRQ_POLICY_IRQKIT] };
-
-/* Freestanding string equality (no libc in the core). */
-static bool irq_str_equal(const char *a, const char *b)
-{
-	size_t i;
-
-	for (i = 0; a[i] && a[i] == b[i]; i++)
-		;
-	return a[i] == b[i];
-}
-
-const struct irq_policy *irq_policy_by_name(const char *name)
-{
-	unsigned int i;
-
-	if (!name)
-		return NULL;
-	for (i = 0; i < IRQ_POLICY_COUNT; i++)
-		if (irq_str_equal(name, irq_policies[i].name))
-			return &irq_policies[i];
-	return NULL;
-}
-
 
 /* Longest switch value looked at; longer ones are refused. */
 #define IRQ_SWITCH_VALUE_MAX 8
@@ -142,35 +97,10 @@ int irq_param_policy(const char *v, void *arg)
 	return 0;
 }
 
-/* Calls of init_irq_expect/watch_irq before irq_defences_start() (rate-limits the warning). */
-static uint32_t irq_defences_unstarted_calls;
-
-bool irq_defences_unstarted(unsigned int irq, const char *caller)
-{
-	uint32_t n;
-
-	if (__atomic_load_n(&__irq_switches.started, __ATOMIC_ACQUIRE))
-		return false;
-	/*
-	 * Loud, not INFO: a port that leaves the start out gets no token, and a
-	 * broken line then hangs its driver with nothing else said (issue 21:
-	 * the xv6 port's first boot). Not started by default, because the
-	 * defences arm timers: only the host knows when its clock and timers
-	 * run, and the boot switches (noirqdebug, irqpoll) must be set first.
-	 */
-	n = __atomic_add_fetch(&irq_defences_unstarted_calls, 1, __ATOMIC_RELAXED);
-	if (irq_report_due(n))
-		irq_port_log(IRQ_LOG_WARN, "irq %u: %s: the defences were never started, so this line is not "
-			     "defended (a lost interrupt hangs its driver): call irq_defences_start() once the "
-			     "clock and timers run, before interrupts are enabled (docs/porting.md, First boot)\n",
-			     irq, caller);
-	return true;
-}
-
 void irq_defences_core_init(void)
 {
 	__atomic_store_n(&__irq_switches.started, false, __ATOMIC_RELEASE);
-	irq_defences_unstarted_calls = 0;
+	__atomic_store_n(&irq_defences_unstarted_calls, 0, __ATOMIC_RELAXED);
 	__irq_tick_reset();
 	__atomic_add_fetch(&__irq_switches.gen, 1, __ATOMIC_SEQ_CST);
 }

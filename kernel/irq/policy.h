@@ -471,6 +471,31 @@ void irq_tick_start(uint64_t period_ns);
 void irq_tick(uint64_t now_ns);
 bool irq_tick_wanted(void);
 
+/*
+ * irq_defences_built - the parts of the core this build has (irq_config.h's
+ * switches), as IRQ_DEF_* bits. A part left out keeps its API, whose calls
+ * do nothing: init_irq_expect() and init_irq_expect_static() return NULL
+ * (expect_irq()/unexpect_irq() of NULL do nothing), watch_irq() and
+ * watch_irq_keep() return without watching, irq_set_storm_handler() returns
+ * -IRQ_ENODEV, irq_tick() does nothing and irq_tick_wanted() says false; the
+ * health readers give zeros for it. A driver that must know asks this
+ * (docs/irq-layers.md, "A defence left out"). CONTEXT: any; a constant.
+ */
+#define IRQ_DEF_EXPECT      0x01u  /* IRQ expecting (expect.c) */
+#define IRQ_DEF_WATCH       0x02u  /* IRQ watching (watch.c) */
+#define IRQ_DEF_FLOOD       0x04u  /* the flood defence (spurious.c) */
+#define IRQ_DEF_STORM       0x08u  /* the claimed-storm defence (spurious.c) */
+#define IRQ_DEF_TICK_LOOK   0x10u  /* the tick's look at verified tokens (tick_look.c) */
+#define IRQ_DEF_TRACE       0x20u  /* the event trace (trace.c) */
+#define IRQ_DEF_HEALTH_TEXT 0x40u  /* the health report in sentences (health.c); else terse */
+static inline unsigned int irq_defences_built(void)
+{
+	return (IRQ_EXPECT ? IRQ_DEF_EXPECT : 0u) | (IRQ_WATCH ? IRQ_DEF_WATCH : 0u) |
+	       (IRQ_FLOOD ? IRQ_DEF_FLOOD : 0u) | (IRQ_STORM ? IRQ_DEF_STORM : 0u) |
+	       (IRQ_TICK_LOOK ? IRQ_DEF_TICK_LOOK : 0u) | (IRQ_TRACE_BUILD ? IRQ_DEF_TRACE : 0u) |
+	       (IRQ_HEALTH_TEXT ? IRQ_DEF_HEALTH_TEXT : 0u);
+}
+
 /* irq_defences_active - whether the defences run (started and not noirqdebug). CONTEXT: any. */
 static inline bool irq_defences_active(void)
 {

@@ -485,3 +485,24 @@ void __irq_defences_action_removed(struct irq_desc *desc, struct irqaction *acti
 	}
 	__irq_poll_reschedule(desc, now);
 }
+
+/* irqfixup found this line's work on another line's interrupt: count it, begin the misroute episode. Lock held. */
+void __irq_health_fixup_claim(struct irq_desc *desc, unsigned int from_irq, uint64_t now)
+{
+	struct irq_defence_line *def = &desc->def;
+
+	def->fixup_claims++;
+	def->fixup_last_ns = now;
+	__irq_poll_want_moved(desc);  /* the misroute episode's end moves on */
+	if (!IRQ_HEALTH_TEXT && irq_report_due(def->fixup_claims))
+		irq_port_log(IRQ_LOG_WARN, "irq %u: fixup from %u, %llu\n", desc->irq_data.irq, from_irq,
+			     (unsigned long long)def->fixup_claims);
+	else if (irq_report_due(def->fixup_claims))
+		irq_port_log(IRQ_LOG_WARN, "irq %u: its handlers claimed an unclaimed interrupt of irq %u (irqfixup; %llu times): misrouted?\n",
+			     desc->irq_data.irq, from_irq, (unsigned long long)def->fixup_claims);
+	if (!def->misroute.active) {
+		__irq_health_begin(desc, NULL, &def->misroute, IRQ_HEALTH_MISROUTED,
+				   "misrouted: its work came on another line's interrupt and irqfixup's polls take it", now);
+		__irq_poll_reschedule(desc, now);
+	}
+}

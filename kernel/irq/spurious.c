@@ -211,7 +211,8 @@ static void irq_flood_judge(struct irq_desc *desc, const struct irq_policy *p, u
 {
 	struct irq_flood_segment seg = desc->def.seg;
 	uint64_t took = now - seg.start_ns;
-	bool flood = seg.samples >= p->spr_min_samples &&
+	/* IRQ_FLOOD 0 (irq_config.h): never a flood; the segment still shrinks a storm's back-off. */
+	bool flood = IRQ_FLOOD && seg.samples >= p->spr_min_samples &&
 		     (uint64_t)seg.unhandled * IRQ_POLICY_PPM >= p->spr_bad_ppm * seg.samples &&
 		     (p->spr_judge_on_time || !p->spr_segment_ns || took <= p->spr_segment_ns);
 	unsigned long flags;
@@ -507,7 +508,7 @@ static bool irq_storm_cpu_look(struct irq_desc *desc, const struct irq_policy *p
 /* irq_storm_timed_flow_of - the flow a timed line really has (stats.c's name for it). */
 irq_flow_handler_t irq_storm_flow_of(const struct irq_desc *desc, irq_flow_handler_t flow)
 {
-	return flow == irq_storm_timed_flow ? __atomic_load_n(&desc->def.storm_flow, __ATOMIC_ACQUIRE) : flow;
+	return IRQ_STORM && flow == irq_storm_timed_flow ? __atomic_load_n(&desc->def.storm_flow, __ATOMIC_ACQUIRE) : flow;
 }
 
 /*
@@ -567,6 +568,8 @@ int irq_set_storm_handler(unsigned int irq, void *dev_id, irq_storm_handler_t fn
 	unsigned long flags;
 	int err = -IRQ_EINVAL;
 
+	if (!IRQ_STORM)
+		return -IRQ_ENODEV;  /* the claimed-storm defence is left out (irq_config.h) */
 	if (!desc)
 		return err;
 	flags = irq_port_lock_irqsave(&desc->lock);
@@ -608,14 +611,14 @@ static void irq_flood_quick_set(struct irq_desc *desc, const struct irq_policy *
 	struct irq_flood_segment *seg = &desc->def.seg;
 
 	seg->quick_until_ns = p->spr_judge_on_time ? irq_add_sat(seg->start_ns, p->spr_segment_ns) : UINT64_MAX;
-	seg->quick_storm_until_ns = p->storm_max_claimed ? irq_add_sat(desc->def.storm_win_start_ns, p->storm_window_ns)
-							 : UINT64_MAX;
-	seg->quick_window_ns = p->storm_window_ns <= UINT32_MAX ? (uint32_t)p->storm_window_ns : 0;
+	seg->quick_storm_until_ns = IRQ_STORM && p->storm_max_claimed ?
+				    irq_add_sat(desc->def.storm_win_start_ns, p->storm_window_ns) : UINT64_MAX;
+	seg->quick_window_ns = IRQ_STORM && p->storm_window_ns <= UINT32_MAX ? (uint32_t)p->storm_window_ns : 0;
 	seg->quick_samples = p->spr_segment_samples < UINT32_MAX ? (uint32_t)p->spr_segment_samples : UINT32_MAX;
-	seg->quick_claimed = !p->storm_max_claimed ? UINT32_MAX
+	seg->quick_claimed = !(IRQ_STORM && p->storm_max_claimed) ? UINT32_MAX
 			     : p->storm_max_claimed < UINT32_MAX ? (uint32_t)p->storm_max_claimed : UINT32_MAX - 1;
 	seg->quick_claimed_fresh = seg->quick_claimed;
-	if (p->storm_max_claimed && p->storm_cpu_pct) {
+	if (IRQ_STORM && p->storm_max_claimed && p->storm_cpu_pct) {
 		/* The CPU-time test looks at storm_cpu_after_irqs, and at the count its timing gave (irq_storm_cpu_look). */
 		bool eligible = irq_storm_cpu_eligible(desc);
 		uint32_t look = irq_storm_cpu_look_at(desc, p, false, eligible);
@@ -638,7 +641,15 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 {
 	const struct irq_policy *p;
 	struct irq_flood_segment *seg = &desc->def.seg;
-	uint64_t now = __irq_run_clock_owner(desc);  /* the run's: its handler may have read the clock already */
+	uint64_t now;
+
+	if (!IRQ_FLOOD && !IRQ_STORM) {
+		/* Both left out (irq_config.h): nothing counts the line's interrupts; irqfixup still works. */
+		if (ret != IRQ_HANDLED && irq_fixup_enabled())
+			irq_fixup_try_others(desc);
+		return;
+	}
+	now = __irq_run_clock_owner(desc);  /* the run's: its handler may have read the clock already */
 
 	/*
 	 * The quick path of a claimed interrupt (issue 19: the full one below
@@ -660,7 +671,7 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 		struct irq_defence_line *def = &desc->def;
 
 		/* The storm window is over: this interrupt starts the next, as irq_storm_account would. */
-		if (now >= seg->quick_storm_until_ns && seg->quick_window_ns) {
+		if (IRQ_STORM && now >= seg->quick_storm_until_ns && seg->quick_window_ns) {
 			def->storm_win_start_ns = now;
 			def->storm_win_irqs = 0;
 			def->storm_win_claimed = 0;
@@ -684,7 +695,7 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 		seg->unhandled++;
 		seg->last_unhandled_ns = now;
 	}
-	if (p->storm_max_claimed) {
+	if (IRQ_STORM && p->storm_max_claimed) {
 		/* Maybe far too many (storms: claimed, or mixed with unclaimed ones). */
 		irq_storm_account(desc, p, ret == IRQ_HANDLED, now);
 	} else {
@@ -745,6 +756,8 @@ void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now, uint64_t due_by)
 	struct irq_defence_line *def = &desc->def;
 	const struct irq_policy *p = irq_policy();
 
+	if (!IRQ_FLOOD && !IRQ_STORM)
+		return;  /* both left out: no line is ever taken off */
 	if (def->flood_testing &&
 	    due_by - def->flood_off_since_ns >= (def->off_claimed ? p->storm_window_ns : p->spr_segment_ns)) {
 		/* Re-enabled a segment's (storm window's) time ago and no flood (storm) was judged since. */
@@ -783,6 +796,8 @@ uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now)
 	uint64_t next, base;
 
 	(void)now;
+	if (!IRQ_FLOOD && !IRQ_STORM)
+		return 0;  /* both left out: no line is ever taken off */
 	if (def->flood_testing)
 		return def->flood_off_since_ns + (def->off_claimed ? p->storm_window_ns : p->spr_segment_ns);
 	if (!def->flood_off)

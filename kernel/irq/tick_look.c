@@ -37,6 +37,7 @@
  */
 #include "internals.h"
 
+#if IRQ_TICK_LOOK
 uint32_t __irq_tick_period_ns;
 
 /* The set: bit (irq % 32) of word (irq / 32) for line irq. */
@@ -208,3 +209,29 @@ void __irq_tick_reset(void)
 	for (w = 0; w < IRQ_TICK_WORDS; w++)
 		__atomic_store_n(&__irq_tick_lines[w], 0, __ATOMIC_SEQ_CST);
 }
+
+#else /* !IRQ_TICK_LOOK */
+
+/*
+ * The tick's look left out (IRQ_TICK_LOOK 0, irq_config.h): the calls stay
+ * and do nothing; irq_tick_wanted() says false, so a host that asks it
+ * before ticking never ticks for the core. Verified tokens get their
+ * safety polls from the line's poll timer (expect_verified_recheck_ns),
+ * as on a host without a tick (irq_tick_look_on is a constant false).
+ */
+void irq_tick_start(uint64_t period_ns)
+{
+	(void)period_ns;
+}
+
+void irq_tick(uint64_t now)
+{
+	(void)now;
+}
+
+bool irq_tick_wanted(void)
+{
+	return false;
+}
+
+#endif /* IRQ_TICK_LOOK */

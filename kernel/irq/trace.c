@@ -1,40 +1,18 @@
 /*
- * trace.c - the event trace of kernel/irq (trace.h): one ring of
- * IRQ_TRACE_ENTRIES events per CPU in static memory, the filter, the
- * driver event names, and the dump in the text format of docs/trace.md
- * (version IRQ_TRACE_FORMAT_VERSION), which tools/trace/ reads.
+ * trace.c - the event trace's control and dump (trace.h): the filter,
+ * start, stop and clear, the driver event names, and the dump in the text
+ * format of docs/trace.md (version IRQ_TRACE_FORMAT_VERSION), which
+ * tools/trace/ reads. The rings and the recording are trace_ring.c's.
+ *
+ * Layer 4, a report: may use layers 0-3 (docs/irq-layers.md).
  *
  * The ring fills from its start and then drops what comes (counting it):
  * a trace from boot or from `trace start` keeps the beginning of what
  * went wrong, which is what the tools and the course read; `trace clear`
  * empties it.
- *
- * Lock-free recording, and why the order per CPU holds. Who writes: the
- * CPU whose number irq_port_cpu_id() gave, from thread, interrupt or timer
- * context; an interrupt may come in the middle of a record and record its
- * own events on the same ring. Who reads: irq_trace_dump (thread context,
- * any CPU) and a debugger on a halted machine.
- *   1. The writer reads the time, then takes the next slot with a
- *      compare-and-swap of ring->head from the value it read before the
- *      time. Any event recorded on the ring in between (a nested
- *      interrupt) moved head, so the swap fails and the writer reads the
- *      time again. Hence slots are taken in the order of their times: the
- *      timestamps of one ring never go back (bounded retries; after
- *      IRQ_TRACE_CAS_TRIES the event is dropped and counted).
- *   2. The writer fills the slot, then stores its type with RELEASE; the
- *      reader loads the type with ACQUIRE (pairs with it) and reads the
- *      fields only if it is not 0. A slot whose type is still 0 was taken
- *      but not yet filled: the dump counts it as "unwritten".
- *   3. irq_trace_clear switches recording off before it zeroes the slots
- *      and head; a writer that passed the switch just before may still
- *      land one event, which is harmless.
- * On a real CPU the compare-and-swap is the only atomic read-modify-write
- * per event; the slot's fields are plain stores.
  */
 #include "internals.h"
 
-/* Attempts to take a slot before the event is dropped (each failure is a nested event). */
-#define IRQ_TRACE_CAS_TRIES 16
 /* Longest driver event name, in characters. */
 #define IRQ_TRACE_TAG_MAX 23
 /* The longest line of the dump, in characters (with room to spare). */
@@ -45,25 +23,11 @@
 
 #define IRQ_TRACE_LINE_WORDS ((IRQ_NR_LINES + 31) / 32)
 
-uint8_t irq_trace_on;
-struct irq_trace_ring irq_trace_rings[IRQ_NR_CPUS];
 const char *irq_trace_tag_names[IRQ_TRACE_TAGS + 1];
 
-static uint32_t irq_trace_classes = IRQ_TCLASS_ALL;
-static uint8_t irq_trace_line_sel[IRQ_NR_LINES];  /* the filter: 1 = record this line's events */
-static uint32_t irq_trace_bad_cpu;          /* events from a CPU number >= IRQ_NR_CPUS */
 static irq_port_lock_t irq_trace_tag_lock;  /* registration of driver event names */
 static uint32_t irq_trace_tag_lock_ready;  /* 32 bits: RV64's A extension has no byte swap */
 
-/* The class of each record type (for the filter). */
-static const uint8_t irq_trace_type_class[IRQ_TEV_NR] = {
-	[IRQ_TEV_IRQ_ENTRY] = IRQ_TCLASS_IRQ,     [IRQ_TEV_IRQ_EXIT] = IRQ_TCLASS_IRQ,
-	[IRQ_TEV_ACTION] = IRQ_TCLASS_IRQ,        [IRQ_TEV_CHIP] = IRQ_TCLASS_CHIP,
-	[IRQ_TEV_POLL_START] = IRQ_TCLASS_POLL,   [IRQ_TEV_POLL_END] = IRQ_TCLASS_POLL,
-	[IRQ_TEV_EXPECT] = IRQ_TCLASS_EXPECT,     [IRQ_TEV_UNEXPECT] = IRQ_TCLASS_EXPECT,
-	[IRQ_TEV_VERDICT] = IRQ_TCLASS_EXPECT,    [IRQ_TEV_STATE] = IRQ_TCLASS_STATE,
-	[IRQ_TEV_POLL_ARM] = IRQ_TCLASS_POLL,     [IRQ_TEV_DRV] = IRQ_TCLASS_DRV,
-};
 
 static const char *const irq_trace_names[IRQ_TEV_NR] = {
 	[IRQ_TEV_NONE] = "none",             [IRQ_TEV_IRQ_ENTRY] = "irq_entry",
@@ -93,48 +57,6 @@ static const char *const irq_trace_drv_names[] = { "begin", "end", "mark" };
 const char *irq_trace_event_name(unsigned int type)
 {
 	return type < IRQ_TEV_NR ? irq_trace_names[type] : "?";
-}
-
-bool irq_trace_line_selected(unsigned int irq)
-{
-	return irq >= IRQ_NR_LINES || __atomic_load_n(&irq_trace_line_sel[irq], __ATOMIC_RELAXED);
-}
-
-void irq_trace_record(unsigned int type, unsigned int line, unsigned int sub, uint32_t arg)
-{
-	unsigned int cpu = irq_port_cpu_id(), tries;
-	struct irq_trace_ring *r;
-	struct irq_trace_entry *e;
-	uint32_t head;
-	uint64_t now;
-
-	if (type == IRQ_TEV_NONE || type >= IRQ_TEV_NR ||
-	    !(__atomic_load_n(&irq_trace_classes, __ATOMIC_RELAXED) & irq_trace_type_class[type]) ||
-	    !irq_trace_line_selected(line))
-		return;
-	if (cpu >= IRQ_NR_CPUS) {
-		__atomic_add_fetch(&irq_trace_bad_cpu, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	r = &irq_trace_rings[cpu];
-	/* Step 1 of the top comment: the time, then the slot; a nested event in between makes us retry. */
-	for (tries = 0;; tries++) {
-		head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
-		if (head >= IRQ_TRACE_ENTRIES || tries == IRQ_TRACE_CAS_TRIES) {
-			__atomic_add_fetch(&r->dropped, 1, __ATOMIC_RELAXED);
-			return;
-		}
-		now = irq_port_now_ns();
-		if (__atomic_compare_exchange_n(&r->head, &head, head + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			break;
-	}
-	e = &r->e[head];
-	e->ts_ns = now;
-	e->arg = arg;
-	e->line = (uint16_t)(line < IRQ_TRACE_NO_LINE ? line : IRQ_TRACE_NO_LINE);
-	e->sub = (uint8_t)sub;
-	/* Step 2: publish; pairs with the ACQUIRE load of the type in irq_trace_dump. */
-	__atomic_store_n(&e->type, (uint8_t)type, __ATOMIC_RELEASE);
 }
 
 /* ---- control ---------------------------------------------------------------- */
@@ -227,6 +149,8 @@ void irq_trace_clear(void)
 	uint8_t was = __atomic_load_n(&irq_trace_on, __ATOMIC_SEQ_CST);
 	unsigned int cpu, i;
 
+	if (!IRQ_TRACE_BUILD)
+		return;  /* compiled out: the rings were never written */
 	__atomic_store_n(&irq_trace_on, 0, __ATOMIC_SEQ_CST);
 	for (cpu = 0; cpu < IRQ_NR_CPUS; cpu++) {
 		struct irq_trace_ring *r = &irq_trace_rings[cpu];
@@ -255,6 +179,8 @@ void irq_trace_get_status(struct irq_trace_status *st)
 	unsigned int cpu, i;
 
 	*st = (struct irq_trace_status){ .on = irq_trace_enabled(), .ring_entries = IRQ_TRACE_ENTRIES };
+	if (!IRQ_TRACE_BUILD)
+		return;  /* compiled out: off, empty */
 	st->classes = __atomic_load_n(&irq_trace_classes, __ATOMIC_RELAXED);
 	for (i = 0; i < IRQ_NR_LINES; i++)
 		st->lines_selected += irq_trace_line_selected(i);
@@ -297,8 +223,8 @@ unsigned int irq_trace_tag(const char *name)
 	unsigned int i, len, tag = 0;
 	unsigned long flags;
 
-	if (!name)
-		return 0;
+	if (!IRQ_TRACE_BUILD || !name)
+		return 0;  /* (compiled out: no tag, the driver's events are not recorded anyway) */
 	for (len = 0; name[len]; len++)
 		if (len == IRQ_TRACE_TAG_MAX ||
 		    !((name[len] >= 'a' && name[len] <= 'z') || (name[len] >= '0' && name[len] <= '9') || name[len] == '_'))
@@ -485,6 +411,8 @@ unsigned long irq_trace_dump(void (*out)(void *ctx, const char *line), void *ctx
 	struct irq_trace_buf b;
 	unsigned int cpu, i;
 
+	if (!IRQ_TRACE_BUILD)
+		return 0;  /* compiled out (irq_config.h): no events, nothing printed */
 	for (cpu = 0; cpu < IRQ_NR_CPUS; cpu++) {
 		used[cpu] = irq_trace_ring_used(&irq_trace_rings[cpu]);
 		total += used[cpu];

@@ -58,6 +58,7 @@
  */
 #include "internals.h"
 
+#if IRQ_WATCH
 /* Percent, for the period's ratio. */
 #define IRQ_PERCENT 100u
 
@@ -260,7 +261,7 @@ static void __irq_watch_end(struct irq_desc *desc, struct irqaction *action, con
 		__irq_health_end(desc, action, &action->health, how, now);
 }
 
-/* Say that watching @action ended (@how: "watch ended"; a standing watch: what goes on) with
+/* Say that watching @action ended (@how: IRQ_TEXT("watch ended"); a standing watch: what goes on) with
  * @verdict, with its counts since watch_irq. Lock held. */
 static void __irq_watch_log_end(const struct irq_desc *desc, const struct irqaction *action, const char *how,
 				const char *verdict, uint64_t now)
@@ -268,7 +269,12 @@ static void __irq_watch_log_end(const struct irq_desc *desc, const struct irqact
 	const struct irq_watch *w = &action->watch;
 	unsigned int by_irq = (unsigned int)(w->total_samples - w->total_polled);
 
-	if (w->total_late)
+	if (!IRQ_HEALTH_TEXT)
+		/* Terse: deliveries by interrupt, all deliveries, late ones, the period's seconds. */
+		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": watch end %u/%u late %u after %llu s\n",
+			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, action->name, by_irq, (unsigned int)w->total_samples,
+			     (unsigned int)w->total_late, (unsigned long long)((now - w->since_ns) / IRQ_POLICY_S));
+	else if (w->total_late)
 		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": %s after %llu s: %u of %u deliveries by interrupt (%u late, after a poll had found the work): %s\n",
 			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, action->name, how,
 			     (unsigned long long)((now - w->since_ns) / IRQ_POLICY_S), by_irq,
@@ -290,8 +296,8 @@ static void __irq_watch_renew(struct irq_desc *desc, struct irqaction *action, u
 	struct irq_watch *w = &action->watch;
 
 	if (action->health.active && (action->health.cause & IRQ_HEALTH_WATCH_BAD)) {
-		__irq_watch_log_end(desc, action, "standing watch, period over", "recovered; watched on", now);
-		__irq_health_end(desc, action, &action->health, "watch: deliveries by interrupt again", now);
+		__irq_watch_log_end(desc, action, IRQ_TEXT("standing watch, period over"), IRQ_TEXT("recovered; watched on"), now);
+		__irq_health_end(desc, action, &action->health, IRQ_TEXT("watch: deliveries by interrupt again"), now);
 	}
 	w->flags &= ~(IRQ_WAT_POLLED | IRQ_WAT_WARY);
 	w->nr_samples = 0;
@@ -313,8 +319,8 @@ static void __irq_watch_judge(struct irq_desc *desc, struct irqaction *action, c
 		if (polled_pct <= p->watch_wary_pct * w->nr_samples && (w->flags & IRQ_WAT_KEEP)) {
 			__irq_watch_renew(desc, action, now);
 		} else if (polled_pct <= p->watch_wary_pct * w->nr_samples) {
-			__irq_watch_log_end(desc, action, "watch ended", action->health.active ? "recovered" : "healthy", now);
-			__irq_watch_end(desc, action, "watch: deliveries by interrupt again", now);
+			__irq_watch_log_end(desc, action, IRQ_TEXT("watch ended"), IRQ_TEXT(action->health.active ? "recovered" : "healthy"), now);
+			__irq_watch_end(desc, action, IRQ_TEXT("watch: deliveries by interrupt again"), now);
 		} else if (polled_pct <= p->watch_bad_pct * w->nr_samples) {
 			w->flags |= IRQ_WAT_WARY;
 		} else {
@@ -333,8 +339,8 @@ static void __irq_watch_judge(struct irq_desc *desc, struct irqaction *action, c
 			__irq_watch_renew(desc, action, now);
 	} else if (!w->nr_samples || !(w->flags & IRQ_WAT_POLLED)) {
 		/* Too little to go on, and nothing bad seen: do not hold on to it. */
-		__irq_watch_log_end(desc, action, "watch ended", "too few to judge", now);
-		__irq_watch_end(desc, action, "watch: ended, too few deliveries to judge", now);
+		__irq_watch_log_end(desc, action, IRQ_TEXT("watch ended"), IRQ_TEXT("too few to judge"), now);
+		__irq_watch_end(desc, action, IRQ_TEXT("watch: ended, too few deliveries to judge"), now);
 	}
 	w->started_ns = now;
 }
@@ -460,3 +466,24 @@ void watch_irq_keep(unsigned int irq, void *dev_id)
 {
 	__watch_irq_start(irq, dev_id, true, "watch_irq_keep");
 }
+
+#else /* !IRQ_WATCH */
+
+/*
+ * Watching left out (IRQ_WATCH 0, irq_config.h): watch_irq() and
+ * watch_irq_keep() do nothing; a caller tells by irq_defences_built()
+ * (policy.h), which has no IRQ_DEF_WATCH bit in such a build.
+ */
+void watch_irq(unsigned int irq, void *dev_id)
+{
+	(void)irq;
+	(void)dev_id;
+}
+
+void watch_irq_keep(unsigned int irq, void *dev_id)
+{
+	(void)irq;
+	(void)dev_id;
+}
+
+#endif /* IRQ_WATCH */

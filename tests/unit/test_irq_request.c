@@ -354,6 +354,51 @@ static void set_type_may_switch_the_flow_handler_of_its_line(void **state)
 	assert_string_equal(fake_chip_trace(LINE), "mask ack unmask");
 }
 
+/*
+ * A part irq_config.h's switches leave out keeps its API, as calls that do
+ * nothing, and a caller can tell (irq_defences_built(); docs/irq-layers.md,
+ * "A defence left out"). Runs in the full build and in each reduced build
+ * of tests/unit/irq_builds.mk, each checking its own switches.
+ */
+static void a_left_out_part_keeps_its_api_as_calls_that_do_nothing(void **state)
+{
+	struct fake_dev dev = { .name = "disk", .answer = IRQ_HANDLED };
+	unsigned int built = irq_defences_built();
+	struct irq_expect storage = { 0 }, *exp;
+	struct irq_action_health ah;
+
+	(void)state;
+	assert_int_equal(!!(built & IRQ_DEF_EXPECT), IRQ_EXPECT);
+	assert_int_equal(!!(built & IRQ_DEF_WATCH), IRQ_WATCH);
+	assert_int_equal(!!(built & IRQ_DEF_FLOOD), IRQ_FLOOD);
+	assert_int_equal(!!(built & IRQ_DEF_STORM), IRQ_STORM);
+	assert_int_equal(!!(built & IRQ_DEF_TICK_LOOK), IRQ_TICK_LOOK);
+	assert_int_equal(!!(built & IRQ_DEF_TRACE), IRQ_TRACE_BUILD);
+	assert_int_equal(!!(built & IRQ_DEF_HEALTH_TEXT), IRQ_HEALTH_TEXT);
+	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
+	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "disk", &dev), 0);
+	irq_defences_start();
+	/* Expecting: a token, or NULL (whose calls do nothing) when left out. */
+	exp = init_irq_expect(LINE, &dev);
+	assert_int_equal(exp != NULL, IRQ_EXPECT);
+	assert_int_equal(init_irq_expect_static(&storage, LINE, &dev) != NULL, IRQ_EXPECT);
+	expect_irq(exp);
+	unexpect_irq(exp, false);
+	/* Watching: the action is watched, or stays off. */
+	watch_irq(LINE, &dev);
+	assert_int_equal(irq_get_action_health(LINE, 0, &ah), 0);
+	assert_string_equal(ah.watch, IRQ_WATCH ? "watching" : "off");
+	/* The claimed-storm defence's callback, the trace, the tick. */
+	assert_int_equal(irq_set_storm_handler(LINE, &dev, NULL), IRQ_STORM ? 0 : -IRQ_ENODEV);
+	assert_int_equal(irq_trace_start("all"), IRQ_TRACE_BUILD ? 0 : -IRQ_ENODEV);
+	irq_trace_stop();
+	irq_tick_start(1000000);
+	if (!IRQ_TICK_LOOK)
+		assert_false(irq_tick_wanted());
+	irq_tick_start(0);
+	free_irq(LINE, &dev);
+}
+
 #define CASE(fn) cmocka_unit_test_setup_teardown(fn, fake_irq_setup, fake_irq_teardown)
 
 int main(void)
@@ -380,6 +425,7 @@ int main(void)
 		CASE(set_trigger_goes_through_set_type_and_checks_the_type),
 		CASE(a_trigger_equal_to_the_flows_default_is_still_programmed),
 		CASE(set_type_may_switch_the_flow_handler_of_its_line),
+		CASE(a_left_out_part_keeps_its_api_as_calls_that_do_nothing),
 	};
 
 	fake_irq_filter_from_env();

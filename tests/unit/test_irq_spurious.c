@@ -729,7 +729,7 @@ static void boot_switches_accept_flags_and_words_and_refuse_the_rest(void **stat
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		SIM_CASES_PER_PROFILE(a_stuck_level_line_is_contained_within_the_profiles_bound),
+		SIM_NEEDS_TEXT(SIM_CASES_PER_PROFILE(a_stuck_level_line_is_contained_within_the_profiles_bound))
 		SIM_CASES_PER_PROFILE(a_99_percent_flood_starting_mid_segment_is_caught_within_two_segments),
 		SIM_CASE(a_slow_flood_of_2500_per_second_is_caught_within_100_ms),
 		SIM_CASES_PER_PROFILE(a_20000_per_second_flood_mid_segment_is_off_within_200_interrupts_and_10_ms),
@@ -737,16 +737,16 @@ int main(void)
 		SIM_CASES_PER_PROFILE(a_healthy_line_at_100000_per_second_never_trips),
 		SIM_CASES_PER_PROFILE(the_good_device_on_a_shared_storming_line_keeps_working),
 		SIM_CASES_PER_PROFILE(re_enable_tests_back_off_exponentially_up_to_the_profiles_limit),
-		SIM_CASES_PER_PROFILE(after_the_flood_stops_the_line_comes_back_and_good_segments_shrink_the_back_off),
+		SIM_NEEDS_TEXT(SIM_CASES_PER_PROFILE(after_the_flood_stops_the_line_comes_back_and_good_segments_shrink_the_back_off))
 		SIM_CASE(a_re_enable_due_within_the_poll_timers_lateness_is_taken_not_polled_for_ever),
 		SIM_CASES_PER_PROFILE(a_burst_of_spurious_edges_trips_only_when_it_fills_a_judged_segment),
-		SIM_CASES_PER_PROFILE(a_long_flood_is_reminded_of_at_the_low_rate),
+		SIM_NEEDS_TEXT(SIM_CASES_PER_PROFILE(a_long_flood_is_reminded_of_at_the_low_rate))
 		SIM_CASE(freeing_the_last_handler_of_a_flooded_line_resets_its_defence),
 		SIM_CASE(one_storm_is_one_flood_and_its_failed_re_enable_tests_are_counted_apart),
 		SIM_CASE(rate_limited_flood_messages_say_when_they_come_again),
-		SIM_CASE(irqfixup_finds_a_misrouted_interrupt_on_another_shared_line),
-		SIM_CASES_PER_PROFILE(irqpoll_polls_every_shared_line_through_its_own_one_shot_timer),
-		SIM_CASE(noirqdebug_turns_every_defence_off),
+		SIM_NEEDS_TEXT(SIM_CASE(irqfixup_finds_a_misrouted_interrupt_on_another_shared_line))
+		SIM_NEEDS_TEXT(SIM_CASES_PER_PROFILE(irqpoll_polls_every_shared_line_through_its_own_one_shot_timer))
+		SIM_NEEDS_TEXT(SIM_CASE(noirqdebug_turns_every_defence_off))
 		SIM_CASE(boot_switches_accept_flags_and_words_and_refuse_the_rest),
 	};
 

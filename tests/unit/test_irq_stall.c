@@ -503,18 +503,18 @@ static void a_completion_by_interrupt_while_the_verdict_waits_keeps_it_unsure(vo
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		SIM_CASE(a_cpu_that_stops_with_the_interrupt_pending_is_not_a_lost_interrupt),
-		SIM_CASE(a_stall_whose_work_the_polls_take_leaves_the_verdict_waiting),
+		SIM_NEEDS_TICK(SIM_CASE(a_cpu_that_stops_with_the_interrupt_pending_is_not_a_lost_interrupt))
+		SIM_NEEDS_TICK(SIM_CASE(a_stall_whose_work_the_polls_take_leaves_the_verdict_waiting))
 		SIM_CASE(without_a_tick_the_verdict_waits_for_the_stalled_cpu),
-		SIM_CASE(an_interrupt_lost_during_a_stall_is_found_once_the_cpu_runs_again),
-		SIM_CASE(without_a_tick_an_interrupt_lost_during_a_stall_is_judged_once_the_cpu_runs_again),
-		SIM_CASE(a_watched_line_whose_cpu_stops_is_not_put_on_polling),
-		SIM_CASE(a_watched_line_that_loses_its_interrupts_during_a_stall_is_judged_once_the_cpu_runs),
-		SIM_CASE(a_whole_machine_stopped_with_the_interrupt_pending_loses_nothing),
-		SIM_CASE(a_completion_by_interrupt_while_the_verdict_waits_keeps_it_unsure),
-		SIM_CASE(a_driver_time_out_while_the_cpu_stands_still_is_not_a_lost_interrupt),
+		SIM_NEEDS_TICK(SIM_CASE(an_interrupt_lost_during_a_stall_is_found_once_the_cpu_runs_again))
+		SIM_NEEDS_TEXT(SIM_CASE(without_a_tick_an_interrupt_lost_during_a_stall_is_judged_once_the_cpu_runs_again))
+		SIM_NEEDS_TEXT(SIM_CASE(a_watched_line_whose_cpu_stops_is_not_put_on_polling))
+		SIM_NEEDS_TEXT(SIM_CASE(a_watched_line_that_loses_its_interrupts_during_a_stall_is_judged_once_the_cpu_runs))
+		SIM_NEEDS_TEXT(SIM_CASE(a_whole_machine_stopped_with_the_interrupt_pending_loses_nothing))
+		SIM_NEEDS_TEXT(SIM_CASE(a_completion_by_interrupt_while_the_verdict_waits_keeps_it_unsure))
+		SIM_NEEDS_TICK(SIM_CASE(a_driver_time_out_while_the_cpu_stands_still_is_not_a_lost_interrupt))
 		SIM_CASE(a_driver_time_out_while_the_line_cpu_is_inside_the_handlers_is_not_a_lost_interrupt),
-		SIM_CASE(a_driver_time_out_while_the_cpu_runs_is_judged),
+		SIM_NEEDS_TEXT(SIM_CASE(a_driver_time_out_while_the_cpu_runs_is_judged))
 	};
 
 	sim_filter_from_env();

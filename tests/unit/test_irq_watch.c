@@ -612,25 +612,25 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		SIM_CASES_PER_PROFILE(a_watch_of_working_interrupts_polls_slowly_and_ends_after_a_period),
-		SIM_CASES_PER_PROFILE(a_watch_that_finds_lost_work_polls_at_the_normal_rate_and_marks_it_bad),
-		SIM_CASES_PER_PROFILE(a_device_whose_interrupt_is_late_by_less_than_the_window_never_goes_on_polling),
-		SIM_CASE(an_interrupt_later_than_the_window_leaves_the_find_polled),
+		SIM_NEEDS_TEXT(SIM_CASES_PER_PROFILE(a_watch_that_finds_lost_work_polls_at_the_normal_rate_and_marks_it_bad))
+		SIM_NEEDS_TEXT(SIM_CASES_PER_PROFILE(a_device_whose_interrupt_is_late_by_less_than_the_window_never_goes_on_polling))
+		SIM_NEEDS_TEXT(SIM_CASE(an_interrupt_later_than_the_window_leaves_the_find_polled))
 		SIM_CASE(a_busy_device_whose_every_poll_finds_work_is_still_judged_bad),
-		SIM_CASE(misrouted_lasts_while_irqfixup_claims_and_its_end_is_announced),
+		SIM_NEEDS_TEXT(SIM_CASE(misrouted_lasts_while_irqfixup_claims_and_its_end_is_announced))
 		SIM_CASES_PER_PROFILE(a_keyboard_on_polling_waits_at_most_watch_poll_max_for_its_events),
-		SIM_CASE_PROFILE(a_middling_ratio_makes_the_action_wary_and_a_good_wary_period_ends_it,
-				 IRQ_POLICY_IRQKIT, "irqkit"),
-		SIM_CASE_PROFILE(a_middling_ratio_makes_the_action_wary_and_a_good_wary_period_ends_it,
-				 IRQ_POLICY_TEJUN2010, "tejun2010"),
+		SIM_NEEDS_TEXT(SIM_CASE_PROFILE(a_middling_ratio_makes_the_action_wary_and_a_good_wary_period_ends_it,
+				 IRQ_POLICY_IRQKIT, "irqkit"))
+		SIM_NEEDS_TEXT(SIM_CASE_PROFILE(a_middling_ratio_makes_the_action_wary_and_a_good_wary_period_ends_it,
+				 IRQ_POLICY_TEJUN2010, "tejun2010"))
 		SIM_CASE_PROFILE(watch_irq_again_restarts_the_period, IRQ_POLICY_IRQKIT, "irqkit"),
 		SIM_CASE_PROFILE(watch_irq_again_restarts_the_period, IRQ_POLICY_TEJUN2010, "tejun2010"),
 		SIM_CASE(a_watch_without_deliveries_ends_after_one_period),
-		SIM_CASES_PER_PROFILE(a_standing_watch_goes_on_through_quiet_periods_and_finds_a_later_loss),
-		SIM_CASE_PROFILE(a_standing_watch_on_polling_stays_on_polling_while_its_device_is_quiet,
-				 IRQ_POLICY_IRQKIT, "irqkit"),
-		SIM_CASE_PROFILE(a_standing_watch_on_polling_stays_on_polling_while_its_device_is_quiet,
-				 IRQ_POLICY_TEJUN2010, "tejun2010"),
-		SIM_CASES_PER_PROFILE(a_stuck_byte_is_reported_when_the_next_byte_raises_its_edge_at_once),
+		SIM_NEEDS_TEXT(SIM_CASES_PER_PROFILE(a_standing_watch_goes_on_through_quiet_periods_and_finds_a_later_loss))
+		SIM_NEEDS_TEXT(SIM_CASE_PROFILE(a_standing_watch_on_polling_stays_on_polling_while_its_device_is_quiet,
+				 IRQ_POLICY_IRQKIT, "irqkit"))
+		SIM_NEEDS_TEXT(SIM_CASE_PROFILE(a_standing_watch_on_polling_stays_on_polling_while_its_device_is_quiet,
+				 IRQ_POLICY_TEJUN2010, "tejun2010"))
+		SIM_NEEDS_TEXT(SIM_CASES_PER_PROFILE(a_stuck_byte_is_reported_when_the_next_byte_raises_its_edge_at_once))
 		SIM_CASE(without_next_on_read_the_next_bytes_edge_hides_the_stuck_byte),
 		SIM_CASE(watch_irq_on_unknown_lines_and_actions_is_reported_and_ignored),
 		SIM_CASE(the_watch_holds_its_verdict_while_the_line_is_off_for_flooding),

@@ -68,6 +68,46 @@ static inline int sim_case_teardown(void **state)
 /* A case that runs with the irqkit profile only. */
 #define SIM_CASE(fn) { #fn, fn, sim_case_setup, sim_case_teardown, NULL }
 
+/*
+ * Cases that need a part of kernel/irq a reduced build leaves out
+ * (irq_config.h's switches; tests/unit/irq_builds.mk builds the test files
+ * once per reduced build): in such a build the case is not built into the
+ * binary, rather than skipped at run time. Write NEEDS_X(case entries)
+ * without a comma after it; it adds one when the part is built.
+ * SIM_NEEDS_TEXT: the case reads the sentences of the health reports
+ * (IRQ_HEALTH_TEXT); SIM_NEEDS_TICK: the tick's look (IRQ_TICK_LOOK);
+ * SIM_NEEDS_FLOOD, SIM_NEEDS_STORM, SIM_NEEDS_WATCH: that defence.
+ */
+#if IRQ_HEALTH_TEXT
+#define SIM_NEEDS_TEXT(...) __VA_ARGS__,
+#else
+#define SIM_NEEDS_TEXT(...)
+#endif
+#if IRQ_TICK_LOOK
+#define SIM_NEEDS_TICK(...) __VA_ARGS__,
+#else
+#define SIM_NEEDS_TICK(...)
+#endif
+#if IRQ_FLOOD
+#define SIM_NEEDS_FLOOD(...) __VA_ARGS__,
+#else
+#define SIM_NEEDS_FLOOD(...)
+#endif
+#if IRQ_STORM
+#define SIM_NEEDS_STORM(...) __VA_ARGS__,
+#else
+#define SIM_NEEDS_STORM(...)
+#endif
+#if IRQ_WATCH
+#define SIM_NEEDS_WATCH(...) __VA_ARGS__,
+#else
+#define SIM_NEEDS_WATCH(...)
+#endif
+#if !IRQ_HEALTH_TEXT || !IRQ_TICK_LOOK || !IRQ_FLOOD || !IRQ_STORM || !IRQ_WATCH
+/* The functions of the cases left out are defined and not used. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
+
 /* Run only the cases matching $IRQ_TEST_FILTER (a cmocka glob), when set. */
 static inline void sim_filter_from_env(void)
 {
