@@ -254,8 +254,11 @@ soak: all
 test-soak: all
 	$(PYTHON) tests/soak/soak.py --minutes 2 --seed 20 --nvme --ahci --smp 2 --move-usb --out $(BUILD)/soak-short
 
+# make test builds the kernel and the unit tests' binaries on every core (the runs stay one at a time).
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) all
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) $(UNIT_BINS)
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory docs-test
