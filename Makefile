@@ -154,11 +154,12 @@ run: deps all
 	@echo 'irqkit: booting $(RUN_SAY); serial console here, Ctrl-A X quits QEMU'
 	$(QEMU) $(RUN_ACCEL) $(QEMU_RUN_FLAGS) $(RUN_BOOT) $(RUN_EXTRA)
 
+# SMP=N as for make run: gdb sees each CPU as a thread (`info threads`, `thread N`).
 debug: deps all
 	@echo "irqkit: QEMU waits for gdb on :1234. In another terminal:"
 	@echo "  gdb-multiarch -ex 'set architecture i386' -ex 'file $(BUILD)/kernel.elf' -x tools/gdb/irqkit.py -ex 'target remote :1234' -ex 'break kmain' -ex 'continue'"
 	@echo "  (tools/gdb/irqkit.py adds irqkit-irqs and irqkit-trace; docs/trace.md)"
-	$(QEMU) -machine accel=tcg $(QEMU_RUN_FLAGS) -kernel $(BUILD)/kernel.elf -append "$(APPEND)" -S -gdb tcp::1234 $(RUN_EXTRA)
+	$(QEMU) $(RUN_ACCEL) $(QEMU_RUN_FLAGS) -kernel $(BUILD)/kernel.elf -append "$(APPEND)" -S -gdb tcp::1234 $(RUN_EXTRA)
 
 # ---------------------------------------------------------------------------
 # Host unit tests: each tests/unit/NAME.mk adds NAME to UNIT_TESTS and sets

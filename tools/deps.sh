@@ -38,6 +38,7 @@ bochs bochs
 /usr/share/bochs/BIOS-bochs-latest bochsbios
 /usr/share/vgabios/vgabios.bin vgabios
 chromium chromium
+xvfb-run xvfb
 gdb-multiarch gdb-multiarch
 "
 if [ "${1:-}" = gui ]; then

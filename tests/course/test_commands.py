@@ -4,7 +4,8 @@
   `make `) is a marked session (tools/course/transcripts.py): test_transcripts.py runs it, the
   host's commands in bash and each `irqkit> ` line typed into the kernel `$ make run` booted.
 - Every `make run ...` the course writes in its text is run as written: make builds, QEMU boots
-  with those options to the shell's prompt, and Ctrl-A X quits it.
+  with those options to the shell's prompt, and Ctrl-A X quits it. One that opens a window
+  (`UI=gtk`) runs on a virtual X display (xvfb-run) when the test has none.
 - Every shell command with arguments that the text names in backticks (`inject ata-drop:50`,
   `affinity 14 0,1 every 1`) is typed in some session of the course, so it was run too. A word in
   capitals (`inject off NAME`) marks a form, and a command with a subcommand's name alone
@@ -117,8 +118,11 @@ def test_every_make_run_line_boots(course_variables):
 
     def boot(item):
         cmd, page = item
+        run = cmd
+        if re.search(r"\bUI=(?!none\b)", cmd) and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            run = "xvfb-run -a " + cmd     # a window needs a display: a virtual one here (tools/deps.sh)
         try:
-            b = transcripts.Boot("check", cmd, course_variables.get(page, []), os.path.relpath(page, ROOT), 120)
+            b = transcripts.Boot("check", run, course_variables.get(page, []), os.path.relpath(page, ROOT), 120)
         except transcripts.PageError as e:
             return f"`{cmd}` ({os.path.relpath(page, ROOT)}): {e}"
         b.quit()

@@ -2,14 +2,17 @@
 (docs/*.md) is re-run on the kernel of this tree and must still have its shape.
 
 The sessions are marked in the pages (tools/course/transcripts.py says how); they are played once
-for the whole module (boots that pages share are booted once, one boot at a time unless COURSE_JOBS says more), then judged
-page by page; a boot that differs is played once more before it counts (Player.judge). When a page
+for the whole module (boots that pages share are booted once; COURSE_JOBS boots at a time, 2 in
+make course-test), then judged
+page by page; a boot that differs is played once more before it counts (Player.judge), and the
+run warns with what differed the first time. When a page
 fails, it no longer shows what the kernel prints: fix the kernel, or
 run `make course-transcripts`, read the diff, and fix the page's text where it says something the
 new output no longer shows.
 """
 import os
 import sys
+import warnings
 
 import pytest
 
@@ -23,9 +26,17 @@ PAGES = [p for p in transcripts.all_pages() if transcripts.read_sessions(p)[1]]
 @pytest.fixture(scope="module")
 def played():
     _, sessions = transcripts.load(PAGES)
-    player = transcripts.Player(sessions, log=lambda *_: None)
+    said = []
+    player = transcripts.Player(sessions, log=said.append)
     player.run(jobs=int(os.environ.get("COURSE_JOBS", "1")))
-    return sessions, player.judge()
+    bad = player.judge()
+    # A boot that differed the first time and matched when played again passes, but says so: a
+    # session that varies with the host is a defect to find and fix (docs/course/README.md,
+    # "Numbers and a busy host"), not a tolerance.
+    for line in said:
+        if "playing them once more" in line:
+            warnings.warn("transcripts: a boot differed on its first play:\n" + line)
+    return sessions, bad
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[os.path.relpath(p, ROOT) for p in PAGES])

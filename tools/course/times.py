@@ -6,8 +6,8 @@
 A part's time is the sum of:
   - reading: every word of its text and of the output its sessions show, at READ_WPM words a
     minute (careful reading of a technical text, with the code it names open beside it);
-  - typing: every command its sessions type (host and kernel), at TYPE_CPS characters a second,
-    plus LOOK_S seconds to find each command's output on the screen;
+  - typing: every command its sessions type (host, kernel and QEMU's monitor), at TYPE_CPS
+    characters a second, plus LOOK_S seconds to find each command's output on the screen;
   - thinking: QUESTION_MIN minutes per question (numbered items under "Questions:"), to answer it
     and check the answer with the command the exercise names;
   - running: the host seconds its sessions' commands took the last time `make course-transcripts`
@@ -69,7 +69,9 @@ def measure(text):
     """(words, typed characters, commands, questions) of @text, sessions and all."""
     prose = re.sub(r"<!--.*?-->", "", text, flags=re.S)
     words = len(re.findall(r"[A-Za-z0-9][\w'./:-]*", prose))
-    cmds = re.findall(r"^(?:\$ |irqkit> )(.*)$", prose, re.M)
+    # A monitor command (`(qemu) sendkey a`) is typed between two Ctrl-A C: four keys more.
+    cmds = re.findall(r"^(?:\$ |irqkit> )(.*)$", prose, re.M) + \
+        [c + " ^A^C" for c in re.findall(r"^\(qemu\) (.*)$", prose, re.M)]
     q = re.search(r"^Questions:\n(.*?)(?=^\*\*How to check|\Z)", text, re.S | re.M)
     questions = len(re.findall(r"^\d+\. ", q.group(1), re.M)) if q else 0
     return words, sum(len(c) + 1 for c in cmds), len(cmds), questions
