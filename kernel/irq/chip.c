@@ -16,8 +16,10 @@
  * after; a "pending" level interrupt needs no replay, the line says it.
  * Fasteoi lines (IOAPIC level pins) are ended by a single EOI after the
  * handlers; a disabled one is masked before the EOI so it stays quiet.
+ *
+ * Layer 1, the dispatch core: may use layers 0-1 (docs/irq-layers.md).
  */
-#include "internals.h"
+#include "core.h"
 
 /*
  * The chip calls, each in two copies: @tr false is the code an untraced

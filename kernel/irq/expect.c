@@ -37,8 +37,10 @@
  * after the handler it takes the kind of the line's latest claimed run
  * (desc->def.last_claim_by_poll), which on a shared line may be another
  * device's - drivers should call it from the handler.
+ *
+ * Layer 3, a defence: may use layers 0-2 (docs/irq-layers.md).
  */
-#include "internals.h"
+#include "sched.h"
 
 #if IRQ_EXPECT
 /* Marks initialised token storage. */

@@ -14,8 +14,12 @@
  * Modelled on the dispatch path of Linux's genirq (kernel/irq/handle.c,
  * resend.c); written for irqkit. See also chip.c (flows), spurious.c
  * (note_interrupt), manage.c (the waits of free_irq/disable_irq).
+ *
+ * Layer 1, the dispatch core: may use layers 0-1; it calls up only through
+ * the hooks core.h was given, and note_interrupt() (spurious.c), the one
+ * call up the layer check sanctions (docs/irq-layers.md).
  */
-#include "internals.h"
+#include "core.h"
 
 /* Count of generic_handle_irq calls for lines that do not exist. */
 static unsigned int irq_bad_line_calls;
@@ -109,7 +113,7 @@ IRQ_ALWAYS_INLINE irqreturn_t handle_irq_event(struct irq_desc *desc, unsigned l
 	__atomic_store_n(&desc->run_clock_cpu, 0, __ATOMIC_RELAXED);
 	desc->status &= ~IRQS_INPROGRESS;
 	if (polled && desc->def.poll_claims_open)
-		__irq_expect_poll_done(desc, now);
+		__irq_hooks->poll_claims_done(desc, now);  /* expecting's (core.h) */
 	return ret;
 }
 
@@ -202,16 +206,11 @@ static void irq_resend_timer_fn(void *arg)
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 
-/* Poll timer: the defences decide what to poll and when (poll.c). */
-static void irq_poll_timer_fn(void *arg)
-{
-	irq_poll_timer_expired(arg);
-}
-
-void irq_desc_timers_init(struct irq_desc *desc)
+void irq_desc_timers_init(struct irq_desc *desc, void (*poll_fn)(void *desc))
 {
 	irq_port_timer_init(&desc->resend_timer, irq_resend_timer_fn, desc);
-	irq_port_timer_init(&desc->poll_timer, irq_poll_timer_fn, desc);
+	/* Poll timer: the scheduler decides what to poll and when (poll.c, through core.h's hooks). */
+	irq_port_timer_init(&desc->poll_timer, poll_fn, desc);
 }
 
 void __irq_account_no_action(struct irq_desc *desc)

@@ -14,7 +14,7 @@
  *
  * Layer 4, a report: may use layers 0-3 (docs/irq-layers.md).
  */
-#include "internals.h"
+#include "core.h"
 
 /* The line's causes now, and the start and polled count of its oldest episode. Lock held. */
 static unsigned int __irq_line_causes(const struct irq_desc *desc, uint64_t *since, uint64_t *polled)

@@ -24,6 +24,10 @@
  * with the lock dropped; IRQS_INPROGRESS (set and cleared under the lock)
  * is what keeps a line's handlers from running twice at once, and whoever
  * set it "owns the run" until it clears it.
+ *
+ * Layer 0, the base's private header: may use layer 0 only; what needs a
+ * layer above is in core.h (layer 1) and sched.h (layer 2)
+ * (docs/irq-layers.md).
  */
 #ifndef IRQ_INTERNALS_H
 #define IRQ_INTERNALS_H
@@ -147,12 +151,6 @@ _Static_assert(sizeof(struct irq_cpu_counters) == IRQ_STAT_SLOT_BYTES, "a counte
  */
 #define IRQ_STAT_SLOTS (IRQ_NR_CPUS <= 1 ? 1 : IRQ_NR_CPUS <= 2 ? 2 : IRQ_NR_CPUS <= 4 ? 4 : IRQ_NR_CPUS <= 8 ? 8 : \
 			IRQ_NR_CPUS <= 16 ? 16 : IRQ_NR_CPUS <= 32 ? 32 : IRQ_NR_CPUS <= 64 ? 64 : IRQ_NR_CPUS <= 128 ? 128 : 256)
-
-/*
- * [CPU][line]: one CPU's counters of every line lie together, so two CPUs
- * counting interrupts of one line do not write the same cache lines.
- */
-extern struct irq_cpu_counters irq_cpu_stats[IRQ_STAT_SLOTS][IRQ_NR_LINES];
 
 /*
  * The flood defence's accounting segment (spurious.c): written only by the
@@ -364,42 +362,6 @@ struct irq_desc {
 	struct irq_defence_line def;
 };
 
-/* __irq_stat_fold - a 32-bit slot's top bit is set: move it into its 64-bit part. stats.c. */
-void __irq_stat_fold(struct irq_desc *desc, struct irq_cpu_counters *slot, enum irq_stat which, bool lock_held);
-
-/*
- * irq_stat_inc - one more on counter @which of line @desc, in the slot of
- * the CPU running this (interrupts disabled: the number is stable).
- * @lock_held: whether the caller holds desc->lock (a fold takes it
- * otherwise).
- * Lock-free, and no atomic read-modify-write needed: a line's counters are
- * only ever written under its lock (delivered, spurious) or by the owner
- * of its run (handled, unhandled, polled: IRQS_INPROGRESS, set and cleared
- * under the lock), so two writes of one line's slot never overlap, even
- * from two CPUs sharing a slot (an out-of-range number), and each is ordered after
- * the one before by the lock. A relaxed load and a relaxed store of the
- * new value therefore lose nothing, and a reader on another CPU, which
- * holds no lock that orders it, sees the old or the new value, each right
- * at some instant (the counters only grow): no data race, no torn value.
- * No other ordering is promised or needed: the counters are statistics,
- * and the defences that compare them (__irq_stat_sum) do so under the lock.
- */
-static inline __attribute__((always_inline)) void irq_stat_inc(struct irq_desc *desc, enum irq_stat which,
-								bool lock_held)
-{
-	unsigned int cpu = irq_port_cpu_id();
-	struct irq_cpu_counters *slot;
-	irq_stat_t v;
-
-	slot = &irq_cpu_stats[cpu & (IRQ_STAT_SLOTS - 1)][desc->irq_data.irq];
-	v = __atomic_load_n(&slot->n[which], __ATOMIC_RELAXED) + 1;
-	__atomic_store_n(&slot->n[which], v, __ATOMIC_RELAXED);
-	if (which == IRQ_STAT_UNHANDLED)  /* a constant at every call: the test is compiled away */
-		__atomic_fetch_add(&desc->unhandled_word, 1, __ATOMIC_RELAXED);  /* see struct irq_desc */
-	if (IRQ_STAT_FOLDS && __builtin_expect(v >> (sizeof(irq_stat_t) * 8 - 1), 0))
-		__irq_stat_fold(desc, slot, which, lock_held);
-}
-
 /* irq_stats_reset - every line's counters of every CPU to 0 (irq_core_init). */
 void irq_stats_reset(void);
 
@@ -415,15 +377,6 @@ uint64_t __irq_slot_count(const struct irq_cpu_counters *slot, enum irq_stat whi
 static inline uint32_t __irq_unhandled_word(const struct irq_desc *desc)
 {
 	return __atomic_load_n(&desc->unhandled_word, __ATOMIC_RELAXED);
-}
-
-/* The descriptor table (irqdesc.c). */
-extern struct irq_desc irq_descs[IRQ_NR_LINES];
-
-/* irq_to_desc - the descriptor of line @irq, or NULL when there is no such line. */
-static inline struct irq_desc *irq_to_desc(unsigned int irq)
-{
-	return irq < IRQ_NR_LINES ? &irq_descs[irq] : NULL;
 }
 
 /* irq_desc_is_level - whether the line is level-triggered (lock held or stable). */
@@ -553,22 +506,6 @@ irqreturn_t __handle_irq_event_traced(struct irq_desc *desc, unsigned long *flag
 void __irq_finish_pending(struct irq_desc *desc, unsigned long *flags);
 void __irq_finish_pending_traced(struct irq_desc *desc, unsigned long *flags);
 
-/* The copy @tr (a constant) asks for: the flows are compiled once per value (chip.c). */
-static inline __attribute__((always_inline)) irqreturn_t __handle_irq_event_tr(struct irq_desc *desc,
-									       unsigned long *flags, const bool tr)
-{
-	return tr ? __handle_irq_event_traced(desc, flags) : __handle_irq_event(desc, flags);
-}
-
-static inline __attribute__((always_inline)) void __irq_finish_pending_tr(struct irq_desc *desc,
-									  unsigned long *flags, const bool tr)
-{
-	if (tr)
-		__irq_finish_pending_traced(desc, flags);
-	else
-		__irq_finish_pending(desc, flags);
-}
-
 /*
  * __irq_enable_line - the line's depth just reached 0 (enable_irq, or the
  * first request): clear IRQS_DISABLED, unmask, and schedule the replay of
@@ -686,8 +623,11 @@ bool irq_poll_cancel(struct irq_desc *desc);
  */
 void irq_wait_idle(struct irq_desc *desc, const char *caller);
 
-/* irq_desc_timers_init - set up the line's resend and poll timers (irq_core_init). */
-void irq_desc_timers_init(struct irq_desc *desc);
+/*
+ * irq_desc_timers_init - set up the line's resend timer and its poll timer,
+ * which calls @poll_fn (the scheduler's, core.h's hooks). irq_core_init.
+ */
+void irq_desc_timers_init(struct irq_desc *desc, void (*poll_fn)(void *desc));
 
 /* ---- spurious.c ---------------------------------------------------------- */
 
@@ -807,47 +747,6 @@ void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now, uint64_t due_by);
 uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now);
 
 /* ---- expect.c ------------------------------------------------------------ */
-/*
- * The tick's set of lines (tick_look.c): one bit per line whose verified
- * tokens the tick looks at. irq_tick_look_on - whether the tick looks at
- * verified tokens (the profile wants it and the host ticks); their safety
- * poll then needs no timer (expect.c). __irq_tick_line_add - put @desc in
- * the set, lock-free (expect_irq; the ordering is at its definition).
- */
-#if IRQ_TICK_LOOK
-extern uint32_t __irq_tick_period_ns;  /* 0: no tick (a 32-bit word: internals.h reads no 64-bit atomics) */
-static inline bool irq_tick_look_on(const struct irq_policy *p)
-{
-	return (uint32_t)p->expect_tick_look && __atomic_load_n(&__irq_tick_period_ns, __ATOMIC_ACQUIRE);
-}
-extern uint32_t __irq_tick_lines[(IRQ_NR_LINES + 31) / 32];
-/* Inline: expect_irq's verified path calls it for every command (a call cost 16 instructions of 30). */
-static inline void __irq_tick_line_add(struct irq_desc *desc)
-{
-	unsigned int irq = desc->irq_data.irq;  /* its index in irq_descs (irq_core_init), one load */
-	uint32_t *word = &__irq_tick_lines[irq / 32], bit = 1u << (irq % 32);
-
-	/* seq_cst load, then seq_cst OR: the ordering is written down in tick_look.c. */
-	if (!(__atomic_load_n(word, __ATOMIC_SEQ_CST) & bit))
-		__atomic_or_fetch(word, bit, __ATOMIC_SEQ_CST);
-}
-/* __irq_tick_reset - no tick, empty set (irq_defences_core_init). */
-void __irq_tick_reset(void);
-#else
-/* The tick's look left out (IRQ_TICK_LOOK 0): never on, an empty set (tick_look.c). */
-static inline bool irq_tick_look_on(const struct irq_policy *p)
-{
-	(void)p;
-	return false;
-}
-static inline void __irq_tick_line_add(struct irq_desc *desc)
-{
-	(void)desc;
-}
-static inline void __irq_tick_reset(void)
-{
-}
-#endif
 
 /*
  * __irq_poll_pending_counts - whether what a poll of the line finds now may
@@ -890,8 +789,6 @@ bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uin
 /* __irq_expect_tick_keeps - whether a verified token of the line expects or expected since the last look. Lock held. */
 bool __irq_expect_tick_keeps(struct irq_desc *desc);
 
-
-
 /* irq_expect_pool_init - every pooled token free again (irq_core_init). */
 void irq_expect_pool_init(void);
 
@@ -902,7 +799,6 @@ void irq_expect_pool_init(void);
  * leave them to the delayed verdict. Lock held.
  */
 void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now);
-
 
 /* __irq_expect_kill_all - the action leaves (free_irq): its tokens die. Lock held. */
 void __irq_expect_kill_all(struct irq_desc *desc, struct irqaction *action);
@@ -1080,7 +976,7 @@ static inline uint32_t __irq_poll_want_gen(const struct irq_desc *desc)
 	       __atomic_load_n(&__irq_switches.gen, __ATOMIC_SEQ_CST);
 }
 
-/* irq_poll_timer_expired - the line's poll timer fired (handle.c's callback). CONTEXT: timer context. */
+/* irq_poll_timer_expired - the line's poll timer fired (irq_sched_hooks' callback). CONTEXT: timer context. */
 void irq_poll_timer_expired(struct irq_desc *desc);
 
 /*
@@ -1099,7 +995,7 @@ uint64_t __irq_poll_gap(const struct irq_desc *desc, uint64_t base_ns);
  */
 bool irq_fixup_try_others(struct irq_desc *desc);
 
-/* Hooks of manage.c: an action joined / is leaving the line. Lock held. */
+/* Hooks of manage.c (through irq_sched_hooks): an action joined / is leaving the line. Lock held. */
 void __irq_defences_action_added(struct irq_desc *desc, struct irqaction *action);
 void __irq_defences_action_removed(struct irq_desc *desc, struct irqaction *action);
 

@@ -7,10 +7,16 @@
  * Follows the split of Linux's genirq (kernel/irq/irqdesc.c, chip.c) as
  * described in Documentation/core-api/genericirq.rst; written for irqkit.
  * See also: manage.c (the driver API), chip.c (the flow handlers).
+ *
+ * Layer 1, the dispatch core: may use layers 0-1 (docs/irq-layers.md);
+ * irq_core_init() itself is the assembly's (policy.c), which also resets
+ * the defences.
  */
-#include "internals.h"
+#include "core.h"
 
 struct irq_desc irq_descs[IRQ_NR_LINES];
+
+const struct irq_core_hooks *__irq_hooks;
 
 /* The action pool of request_irq(); request_irq_static() brings its own. */
 static struct irqaction irq_action_pool[IRQ_NR_ACTIONS];
@@ -38,25 +44,27 @@ static void irq_desc_reset(struct irq_desc *desc, unsigned int irq)
 	desc->bad_line_enables = 0;
 	desc->run_is_poll = false;
 	desc->unhandled_word = 0;
-	irq_desc_timers_init(desc);
+	irq_desc_timers_init(desc, __irq_hooks->poll_timer_fn);
 	desc->def = (struct irq_defence_line){ 0 };
 }
 
-void irq_core_init(void)
+/*
+ * __irq_descs_init - the dispatch core's part of irq_core_init() (policy.c,
+ * the assembly, which then resets the defences): every line without chip
+ * or action, masked; the counters zero; the action pool free. @hooks: what
+ * the core calls above itself (core.h), kept for good.
+ */
+void __irq_descs_init(const struct irq_core_hooks *hooks)
 {
 	unsigned int i;
 
+	__irq_hooks = hooks;
 	for (i = 0; i < IRQ_NR_LINES; i++)
 		irq_desc_reset(&irq_descs[i], i);
 	irq_stats_reset();
 	irq_port_lock_init(&irq_pool_lock);
 	for (i = 0; i < IRQ_NR_ACTIONS; i++)
 		irq_action_in_use[i] = false;
-	/* The defences start later, with irq_defences_start (policy.h). */
-	irq_defences_core_init();
-	irq_expect_pool_init();
-	irq_port_log(IRQ_LOG_INFO, "irq: core ready: %u lines, %u pooled actions, up to %u handlers per line\n",
-		     (unsigned int)IRQ_NR_LINES, (unsigned int)IRQ_NR_ACTIONS, (unsigned int)IRQ_MAX_SHARED);
 }
 
 bool irq_flow_fits_chip(const struct irq_chip *chip, irq_flow_handler_t flow)

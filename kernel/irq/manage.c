@@ -9,8 +9,11 @@
  * IRQS_DISABLED. The first request sets the trigger type and enables it
  * (depth 0, unmasked); disable/enable nest on top; freeing the last action
  * shuts it down again. See also handle.c (the waits and replays).
+ *
+ * Layer 1, the dispatch core: may use layers 0-1; request and free tell the
+ * scheduler through core.h's hooks, never by name (docs/irq-layers.md).
  */
-#include "internals.h"
+#include "core.h"
 
 /* Actions registered without a name show this one. */
 static const char irq_unnamed[] = "unnamed";
@@ -111,7 +114,7 @@ static int irq_setup_action(unsigned int irq, struct irqaction *new)
 	}
 	if (!r.err) {
 		__irq_link_action(desc, new);
-		__irq_defences_action_added(desc, new);
+		__irq_hooks->action_added(desc, new);  /* the scheduler's (core.h) */
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	return r.err ? irq_refuse(irq, new->name, r) : 0;
@@ -235,8 +238,8 @@ void free_irq(unsigned int irq, void *dev_id)
 		irq_action_store(link, victim->next);
 		if (--desc->nr_actions == 0)
 			__irq_shutdown(desc);
-		/* Its expect tokens die, its watch ends (poll.c). */
-		__irq_defences_action_removed(desc, victim);
+		/* Its expect tokens die, its watch ends (the scheduler's hook, poll.c). */
+		__irq_hooks->action_removed(desc, victim);
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	if (!victim) {

@@ -7,7 +7,40 @@
  *
  * Layer 5, the assembly: may use every layer (docs/irq-layers.md).
  */
-#include "internals.h"
+#include "sched.h"
+
+/*
+ * irq_core_init (irqchip.h) lives here, in the assembly, because it resets
+ * the defences too: the dispatch core's part (__irq_descs_init, irqdesc.c)
+ * names none of them, so the core does not call up into the layers above.
+ */
+static const struct irq_core_hooks irq_core_hooks_built = {
+	.poll_timer_fn = irq_poll_timer_fn,
+	.action_added = __irq_defences_action_added,
+	.action_removed = __irq_defences_action_removed,
+	.poll_claims_done = __irq_expect_poll_done,
+};
+
+/* What the tick's look asks of expecting (tick_look.c, sched.h); none without the tick's look. */
+#if IRQ_TICK_LOOK
+static const struct irq_tick_hooks irq_tick_hooks_built = {
+	.look = __irq_expect_tick_look,
+	.keeps = __irq_expect_tick_keeps,
+};
+#define IRQ_TICK_HOOKS_BUILT (&irq_tick_hooks_built)
+#else
+#define IRQ_TICK_HOOKS_BUILT NULL
+#endif
+
+void irq_core_init(void)
+{
+	__irq_descs_init(&irq_core_hooks_built);
+	/* The defences start later, with irq_defences_start (policy.h). */
+	irq_defences_core_init();
+	irq_expect_pool_init();
+	irq_port_log(IRQ_LOG_INFO, "irq: core ready: %u lines, %u pooled actions, up to %u handlers per line\n",
+		     (unsigned int)IRQ_NR_LINES, (unsigned int)IRQ_NR_ACTIONS, (unsigned int)IRQ_MAX_SHARED);
+}
 
 /* Longest switch value looked at; longer ones are refused. */
 #define IRQ_SWITCH_VALUE_MAX 8
@@ -101,7 +134,7 @@ void irq_defences_core_init(void)
 {
 	__atomic_store_n(&__irq_switches.started, false, __ATOMIC_RELEASE);
 	__atomic_store_n(&irq_defences_unstarted_calls, 0, __ATOMIC_RELAXED);
-	__irq_tick_reset();
+	__irq_tick_reset(IRQ_TICK_HOOKS_BUILT);
 	__atomic_add_fetch(&__irq_switches.gen, 1, __ATOMIC_SEQ_CST);
 }
 

@@ -18,8 +18,13 @@
  * not its device's, an exclusive one may not. Expecting, watching and the
  * flood defence poll their line whatever its flags: the driver asked for
  * it, or the handler is being called in vain by the flood anyway.
+ *
+ * Layer 2, the poll scheduler: may use layers 0-2. Not yet kept: it still
+ * asks expecting, watching and the flood defence by name (their
+ * deadlines, the poll's marks, a freed action's end), the last three
+ * back-edges of docs/irq-layers.md, which the defence table removes.
  */
-#include "internals.h"
+#include "sched.h"
 
 /*
  * No two polls of one line closer than this (ns): a safety net against a
@@ -484,6 +489,12 @@ void __irq_defences_action_removed(struct irq_desc *desc, struct irqaction *acti
 		return;
 	}
 	__irq_poll_reschedule(desc, now);
+}
+
+/* The line's poll timer fired: the callback the core gives irq_port_timer_init (core.h's hooks). */
+void irq_poll_timer_fn(void *arg)
+{
+	irq_poll_timer_expired(arg);
 }
 
 /* irqfixup found this line's work on another line's interrupt: count it, begin the misroute episode. Lock held. */

@@ -100,8 +100,12 @@
  * Every decision that changes the line (disable, re-enable, arm the timer,
  * health) takes desc->lock. Expect tokens change their state word
  * atomically, so the verified path needs no lock at all.
+ *
+ * Layer 3, a defence (and note_interrupt, the core's accounting after
+ * every run, called by handle.c: the layer check's one sanctioned call
+ * up): may use layers 0-2 (docs/irq-layers.md).
  */
-#include "internals.h"
+#include "core.h"
 
 /*
  * Shift-count bound of a back-off change: 2^63 ns is 292 years, so more

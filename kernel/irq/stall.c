@@ -46,6 +46,8 @@
  * move; without the pairing a verdict could see the count of X's next
  * interrupt and not the unclaimed interrupt before it, and call a late
  * interrupt lost. The marks themselves are under the line's lock.
+ *
+ * Layer 2, a service of the defences: may use layers 0-2 (docs/irq-layers.md).
  */
 #include "internals.h"
 

@@ -9,7 +9,7 @@
  *
  * Layer 4, a report: may use layers 0-3 (docs/irq-layers.md).
  */
-#include "internals.h"
+#include "core.h"
 
 /* Names of the IRQS_* bits, in the order irq_status_string prints them. */
 static const struct {

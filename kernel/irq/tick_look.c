@@ -34,8 +34,12 @@
  * here runs and the poll timer does it all (expect_verified_recheck_ns).
  * tejun2010 and mainline have expect_tick_look 0: their tokens never use
  * the tick.
+ *
+ * Layer 2, a service of the defences: may use layers 0-2; it asks
+ * expecting through struct irq_tick_hooks (sched.h), given by the
+ * assembly, not by name (docs/irq-layers.md).
  */
-#include "internals.h"
+#include "sched.h"
 
 #if IRQ_TICK_LOOK
 uint32_t __irq_tick_period_ns;
@@ -45,6 +49,8 @@ uint32_t __irq_tick_period_ns;
 uint32_t __irq_tick_lines[IRQ_TICK_WORDS];
 /* A tick is looking at the lines (on some CPU): another CPU's tick skips its turn. */
 static uint32_t irq_tick_busy;
+/* Expecting's side of the look (sched.h), given by __irq_tick_reset at boot. */
+static const struct irq_tick_hooks *irq_tick_hooks;
 
 /*
  * Memory ordering of the set. expect_irq publishes IRQ_EXP_EXPECTING with
@@ -90,7 +96,7 @@ static void irq_tick_look_line(struct irq_desc *desc, unsigned int irq, uint64_t
 	flags = irq_port_lock_irqsave(&desc->lock);
 	desc->def.tick_looks++;
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
-		if (a->expects && __irq_expect_tick_look(desc, a, now, &keep))
+		if (a->expects && irq_tick_hooks->look(desc, a, now, &keep))
 			due = true;
 	if (due) {
 		/* __irq_expect_deadline: a token past its safety delay at this tick is due now. */
@@ -102,7 +108,7 @@ static void irq_tick_look_line(struct irq_desc *desc, unsigned int irq, uint64_t
 	if (!keep) {
 		/* Out of the set, then look again (the ordering above). */
 		__atomic_and_fetch(word, ~bit, __ATOMIC_SEQ_CST);
-		if (__irq_expect_tick_keeps(desc))
+		if (irq_tick_hooks->keeps(desc))
 			__atomic_or_fetch(word, bit, __ATOMIC_SEQ_CST);
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
@@ -200,10 +206,11 @@ void irq_tick_start(uint64_t period_ns)
 			     irq_policy()->expect_tick_look ? "" : " (not in this profile)");
 }
 
-void __irq_tick_reset(void)
+void __irq_tick_reset(const struct irq_tick_hooks *hooks)
 {
 	unsigned int w;
 
+	irq_tick_hooks = hooks;
 	__atomic_store_n(&__irq_tick_period_ns, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&irq_tick_busy, 0, __ATOMIC_SEQ_CST);
 	for (w = 0; w < IRQ_TICK_WORDS; w++)

@@ -55,8 +55,10 @@
  * only a recovery is logged (the health episode's end, with its counts).
  * Wary and bad work as for any watch. So a lost interrupt of such a device
  * is found by the next watch poll however long it has been quiet.
+ *
+ * Layer 3, a defence: may use layers 0-2 (docs/irq-layers.md).
  */
-#include "internals.h"
+#include "core.h"
 
 #if IRQ_WATCH
 /* Percent, for the period's ratio. */

@@ -124,6 +124,53 @@ def test_a_header_inline_function_that_calls_up_fails_strict(tmp_path):
     assert "violation: base.h (layer 0) -> other.c (layer 1): base_twice -> low_other" in p.stdout
 
 
+# The layer check's one sanctioned call up (SANCTIONED in layers.py): handle.c may call spurious.c's
+# note_interrupt() and nothing else of it.
+HANDLE_C = """/*
+ * handle.c - the dispatch core's run.
+ * Layer 1, the dispatch core.
+ */
+#include "base.h"
+int note_interrupt(int ret);
+int flood_other(void);
+int handle_run(void)
+{
+	return note_interrupt(1)%s;
+}
+"""
+SPURIOUS_C = """/*
+ * spurious.c - a defence.
+ * Layer 3, a defence.
+ */
+#include "base.h"
+int handle_run(void);
+int note_interrupt(int ret)
+{
+	return ret;
+}
+int flood_other(void)
+{
+	return handle_run();
+}
+"""
+
+
+def test_the_sanctioned_call_up_passes_strict_and_is_listed(tmp_path):
+    p, data = layers(tree(tmp_path, files={"handle.c": HANDLE_C % "", "spurious.c": SPURIOUS_C}), tmp_path, "--strict")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "sanctioned (not a violation, tools/layers/layers.py SANCTIONED): handle.c -> spurious.c: " \
+           "handle_run -> note_interrupt" in p.stdout
+    assert data["sanctioned"] == [["handle.c", "spurious.c", "handle_run -> note_interrupt"]]
+
+
+def test_any_other_call_up_beside_the_sanctioned_one_fails_strict(tmp_path):
+    p, data = layers(tree(tmp_path, files={"handle.c": HANDLE_C % " + flood_other()", "spurious.c": SPURIOUS_C}),
+                     tmp_path, "--strict")
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "violation: handle.c (layer 1) -> spurious.c (layer 3): handle_run -> flood_other" in p.stdout
+    assert data["circles"] == [["handle.c", "spurious.c"]]
+
+
 def test_a_circle_within_one_layer_fails_strict(tmp_path):
     other = ("/*\n * other.c\n * Layer 1, the lower one.\n */\n#include \"base.h\"\n"
              "int low_other(void)\n{\n\treturn low_fn();\n}\n")

@@ -1,6 +1,6 @@
 /*
  * test_irq_stat_fold.c - kernel/irq's per-CPU counters as a 32-bit CPU
- * keeps them (internals.h, irq_stat_inc): built with IRQ_STAT_TEST_NARROW,
+ * keeps them (core.h, irq_stat_inc): built with IRQ_STAT_TEST_NARROW,
  * which gives the slots 32-bit words on this 64-bit host, so the fold into
  * the 64-bit part - once per 2^31 counts on i686 or a Cortex-M3 - is run
  * here: counts cross 2^31 and 2^32 and the sums stay exact, per CPU and

@@ -65,7 +65,7 @@ IRQ_STATS = ("delivered", "handled", "unhandled", "spurious", "polled")
 
 def line_counts(irq):
     """Line @irq's counters summed over the CPUs' slots of irq_cpu_stats (kernel/irq keeps them per
-    CPU: internals.h, irq_stat_inc), with the 64-bit folded part a 32-bit build keeps."""
+    CPU: core.h, irq_stat_inc), with the 64-bit folded part a 32-bit build keeps."""
     table = gdb.parse_and_eval("irq_cpu_stats")
     sums = dict.fromkeys(IRQ_STATS, 0)
     for cpu in range(array_len(table)):
