@@ -40,7 +40,7 @@
  *
  * Layer 3, a defence: may use layers 0-2 (docs/irq-layers.md).
  */
-#include "sched.h"
+#include "irq_sched.h"
 
 #if IRQ_EXPECT
 /* Marks initialised token storage. */

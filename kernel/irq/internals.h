@@ -26,7 +26,7 @@
  * set it "owns the run" until it clears it.
  *
  * Layer 0, the base's private header: may use layer 0 only; what needs a
- * layer above is in core.h (layer 1) and sched.h (layer 2)
+ * layer above is in core.h (layer 1) and irq_sched.h (layer 2)
  * (docs/irq-layers.md).
  */
 #ifndef IRQ_INTERNALS_H

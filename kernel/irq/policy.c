@@ -7,7 +7,7 @@
  *
  * Layer 5, the assembly: may use every layer (docs/irq-layers.md).
  */
-#include "sched.h"
+#include "irq_sched.h"
 
 /*
  * irq_core_init (irqchip.h) lives here, in the assembly, because it resets
@@ -21,7 +21,7 @@ static const struct irq_core_hooks irq_core_hooks_built = {
 	.poll_claims_done = __irq_expect_poll_done,
 };
 
-/* What the tick's look asks of expecting (tick_look.c, sched.h); none without the tick's look. */
+/* What the tick's look asks of expecting (tick_look.c, irq_sched.h); none without the tick's look. */
 #if IRQ_TICK_LOOK
 static const struct irq_tick_hooks irq_tick_hooks_built = {
 	.look = __irq_expect_tick_look,

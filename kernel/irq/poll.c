@@ -24,7 +24,7 @@
  * deadlines, the poll's marks, a freed action's end), the last three
  * back-edges of docs/irq-layers.md, which the defence table removes.
  */
-#include "sched.h"
+#include "irq_sched.h"
 
 /*
  * No two polls of one line closer than this (ns): a safety net against a

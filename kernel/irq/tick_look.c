@@ -36,10 +36,10 @@
  * the tick.
  *
  * Layer 2, a service of the defences: may use layers 0-2; it asks
- * expecting through struct irq_tick_hooks (sched.h), given by the
+ * expecting through struct irq_tick_hooks (irq_sched.h), given by the
  * assembly, not by name (docs/irq-layers.md).
  */
-#include "sched.h"
+#include "irq_sched.h"
 
 #if IRQ_TICK_LOOK
 uint32_t __irq_tick_period_ns;
@@ -49,7 +49,7 @@ uint32_t __irq_tick_period_ns;
 uint32_t __irq_tick_lines[IRQ_TICK_WORDS];
 /* A tick is looking at the lines (on some CPU): another CPU's tick skips its turn. */
 static uint32_t irq_tick_busy;
-/* Expecting's side of the look (sched.h), given by __irq_tick_reset at boot. */
+/* Expecting's side of the look (irq_sched.h), given by __irq_tick_reset at boot. */
 static const struct irq_tick_hooks *irq_tick_hooks;
 
 /*

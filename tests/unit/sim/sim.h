@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <irq/sched.h>
+#include <irq/irq_sched.h>
 #include <irq_port_host.h>
 
 /* Virtual time units. */

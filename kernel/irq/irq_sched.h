@@ -1,5 +1,5 @@
 /*
- * sched.h - PRIVATE to kernel/irq/ (host unit tests of kernel/irq excepted):
+ * irq_sched.h - PRIVATE to kernel/irq/ (host unit tests of kernel/irq excepted):
  * the poll scheduler's services that the defences use, split out of
  * internals.h (issue 32, docs/irq-layers.md).
  * Layer 2, the defences' services' private header: may use layers 0-2.
