@@ -84,12 +84,12 @@ def crc(g, cmd, timeout=120):
 def watched(tmp_path):
     """QEMU's arguments for tools/vcpuwatch (each vCPU's instructions and host scheduling, every
     millisecond of host time) with a mark at each episode kernel/irq begins (mark 0,
-    __irq_health_begin: an announcement), so that one is shown with what the host did to the vCPUs
+    __irq_health_begin_say: an announcement), so that one is shown with what the host did to the vCPUs
     before it, and at each driver's time-out (mark 1, __irq_expect_timeout_stalled)."""
     assert os.path.exists(PLUGIN), f"{PLUGIN} missing: make build/host/vcpuwatch.so (make qemu-test builds it)"
     nm = subprocess.run(["nm", KERNEL], capture_output=True, text=True, check=True).stdout
     addrs = []
-    for sym in ("__irq_health_begin", "__irq_expect_timeout_stalled"):
+    for sym in ("__irq_health_begin_say", "__irq_expect_timeout_stalled"):
         m = re.search(rf"^([0-9a-f]+) [tT] {sym}$", nm, re.M)
         assert m, f"{sym} not in the kernel"
         addrs.append(f"{int(m.group(1), 16):#x}")
