@@ -457,7 +457,7 @@ def run_boots(items, command_of, play, jobs, alone=lambda item: False):
     """play(item) for each of @items, @jobs at a time, but never two boots on one disk image at once
     (QEMU locks a drive's file), and an item @alone says so with no other beside it. command_of(item)
     gives its (make run command, page variables). RETURNS the results in the order of @items."""
-    todo, busy, cond, results = list(enumerate(items)), set(), threading.Condition(), {}
+    waiting, busy, cond, results = list(enumerate(items)), set(), threading.Condition(), {}
     running = []    # the items being played
 
     def files(item):
@@ -472,11 +472,11 @@ def run_boots(items, command_of, play, jobs, alone=lambda item: False):
         while True:
             with cond:
                 while True:
-                    if not todo:
+                    if not waiting:
                         return
-                    pick = next((t for t in todo if can_start(t[1])), None)
+                    pick = next((t for t in waiting if can_start(t[1])), None)
                     if pick:
-                        todo.remove(pick)
+                        waiting.remove(pick)
                         busy.update(files(pick[1]))
                         running.append(pick[1])
                         break
