@@ -191,15 +191,15 @@ def completions(g):
 def judge_polled_writes(writes, polled_per_write):
     """Each write-pattern piece is one AHCI command and one write of QEMU's (in order). A write QEMU
     completed inside the guest's own step (iotrace: inline) completes in guest time, and at most
-    2 % of those may be polled; a write whose completion QEMU's I/O thread delivered after the
-    host's worker finished landed at a timer deadline of the guest (icount's warp), and a poll
-    there is the host's doing: accepted, and counted."""
+    2 % of those may be polled; a write the host finished later (its completion delivered by QEMU's
+    I/O thread, or after a timer interrupt of the guest: icount's warp) is host-timed, and a poll
+    that found it is the host's doing: accepted, and counted."""
     assert len(writes) == len(polled_per_write), (writes, polled_per_write)
     assert all(w["inline"] is not None for w in writes), writes
     inline = [p for w, p in zip(writes, polled_per_write) if w["inline"]]
     host = [p for w, p in zip(writes, polled_per_write) if not w["inline"]]
-    print(f"writes: {len(inline)} completed in guest time ({sum(inline)} polled), {len(host)} completed "
-          f"by QEMU's I/O thread after the host's worker ({sum(host)} polled)")
+    print(f"writes: {len(inline)} completed in guest time ({sum(inline)} polled), {len(host)} host-timed "
+          f"({sum(host)} polled)")
     assert sum(inline) <= len(inline) // POLLED_MAX_DIV, (writes, polled_per_write)
 
 

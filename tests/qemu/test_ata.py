@@ -365,8 +365,8 @@ def test_healthy_interrupts_verify_the_token_and_the_line_is_not_polled(guest_fa
     and its reads complete within the guest's time, not the host's (aio=io_uring: boot_io_uring
     says why; with the default aio=threads a loaded host had the verified pass poll 3-6 of 128
     phases, 2 runs in 30). The writes: QEMU's trace (iotrace) says which of them QEMU completed in
-    the guest's own step; a polled write phase is accepted only in a command where QEMU's I/O
-    thread completed a write after the host's worker (host time), and of the rest at most 2 %."""
+    guest time; a polled write phase is accepted only in a command with a write the host finished
+    later (host-timed), and of the rest at most 2 %."""
     path, _ = random_disk(tmp_path)
     trace, trace_args = iotrace.args(tmp_path)
     g = boot_io_uring(guest_factory, path, trace_args)
@@ -407,9 +407,8 @@ def test_healthy_interrupts_verify_the_token_and_the_line_is_not_polled(guest_fa
 
 def judge_polled_write_phases(writes, polled_per_piece):
     """The writes of each write-pattern command (QEMU writes each DRQ block apart, in order): a
-    polled phase is accepted in a command with a write QEMU's I/O thread completed after the
-    host's worker (one per such write); the rest were completed in the guest's step (guest time),
-    and at most 2 % of them may be polled."""
+    polled phase is accepted in a command with a host-timed write (iotrace; one per such write);
+    the rest were completed in guest time, and at most 2 % of them may be polled."""
     assert writes and len(writes) % len(polled_per_piece) == 0, (len(writes), polled_per_piece)
     per = len(writes) // len(polled_per_piece)
     unexplained = inline = host = 0
@@ -420,8 +419,8 @@ def judge_polled_write_phases(writes, polled_per_piece):
         host += hosted
         inline += per - hosted
         unexplained += max(0, polled - hosted)
-    print(f"write phases: {inline} completed in guest time, {host} by QEMU's I/O thread after the host's "
-          f"worker; polled per command {polled_per_piece}, {unexplained} not explained by the host")
+    print(f"write phases: {inline} completed in guest time, {host} host-timed; polled per command "
+          f"{polled_per_piece}, {unexplained} not explained by the host")
     assert unexplained <= inline // 50, (polled_per_piece, [w["inline"] for w in writes])
 
 

@@ -281,15 +281,15 @@ def q1_completions(g):
 
 def judge_queue1_writes(writes, q1_writes):
     """Each write-pattern piece is one NVMe command (128 KiB) and one write of QEMU's, in order; a
-    piece queue 1 completed by polling is accepted only where QEMU's I/O thread completed its write
-    after the host's worker (iotrace); of the rest at most 2 %."""
+    piece queue 1 completed by polling is accepted only where the host finished its write later
+    (iotrace: host-timed); of the rest at most 2 %."""
     assert len(writes) == len(q1_writes), (writes, q1_writes)
     mine = [(w["inline"], polled) for w, (n, polled) in zip(writes, q1_writes) if n]
     assert mine and all(inline is not None for inline, _ in mine), (writes, q1_writes)
     inline = [polled for il, polled in mine if il]
     host = [polled for il, polled in mine if not il]
-    print(f"queue 1 writes: {len(inline)} completed in guest time ({sum(inline)} polled), {len(host)} by "
-          f"QEMU's I/O thread after the host's worker ({sum(host)} polled)")
+    print(f"queue 1 writes: {len(inline)} completed in guest time ({sum(inline)} polled), {len(host)} "
+          f"host-timed ({sum(host)} polled)")
     assert sum(inline) <= len(inline) // POLLED_MAX_DIV, (q1_writes, [w["inline"] for w in writes])
 
 
