@@ -132,7 +132,7 @@ static uint64_t __irq_poll_want(struct irq_desc *desc, uint64_t now)
 	 * the same): this runs after every poll of a line whose interrupts are
 	 * lost, and most lines have one defence at work, not five.
 	 */
-	want = def->flood_off || def->flood_testing ? __irq_flood_deadline(desc, now) : 0;
+	want = irq_line_flood_off(desc) || irq_line_flood_testing(desc) ? __irq_flood_deadline(desc, now) : 0;
 	if (irq_poll_all_enabled())
 		want = irq_poll_earliest(want, __irq_poll_all_deadline(desc, now));
 	if (def->misroute.active)
@@ -193,7 +193,7 @@ static void __irq_poll_arm(struct irq_desc *desc, uint64_t want, uint64_t now, u
 	IRQ_TRACE(IRQ_TEV_POLL_ARM, desc->irq_data.irq, 0, (want - now) / 1000u);
 	def->poll_at_ns = want;
 	__atomic_store_n(&def->poll_at_word, irq_poll_word_encode(want), __ATOMIC_SEQ_CST);
-	def->poll_arms++;
+	IRQ_POLL_COUNT(def->poll_arms);
 }
 
 void __irq_poll_reschedule(struct irq_desc *desc, uint64_t now)
@@ -221,7 +221,7 @@ static uint64_t __irq_poll_want_at_expiry(struct irq_desc *desc, uint64_t armed_
 		    def->armed_gen == __irq_poll_want_gen(desc))
 			__builtin_trap();  /* a change that moved the poll time without __irq_poll_want_moved */
 #endif
-		def->poll_want_reused++;
+		IRQ_POLL_COUNT(def->poll_want_reused);
 		return def->armed_want_ns;
 	}
 	return __irq_poll_want(desc, now);
@@ -236,6 +236,7 @@ static uint64_t __irq_poll_want_at_expiry(struct irq_desc *desc, uint64_t armed_
  */
 static void __irq_poll_verified_look(struct irq_desc *desc, uint64_t now)
 {
+#if IRQ_EXPECT
 	struct irqaction *a;
 	unsigned int walked;
 
@@ -246,6 +247,10 @@ static void __irq_poll_verified_look(struct irq_desc *desc, uint64_t now)
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 		__irq_expect_age(desc, a);
 	__irq_poll_want_moved(desc);
+#else
+	(void)desc;
+	(void)now;  /* expecting left out: no token is ever verified */
+#endif
 }
 
 /* After a poll: adapt the gap of the fast polls to what the poll found. Lock held. */
@@ -314,8 +319,10 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 
 	now = irq_port_now_ns();
 	def->last_poll_ns = now;
+#if IRQ_EXPECT
 	/* A real poll: the recheck (expect.c) counts from here no more. */
 	__atomic_store_n(&def->recheck_word, 0, __ATOMIC_SEQ_CST);
+#endif
 	/*
 	 * The seq_cst store pairs with expect_irq's seq_cst read-modify-write
 	 * of its token's state followed by its seq_cst load of
@@ -361,7 +368,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 			__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
 		}
 		def->polls++;
-		def->poll_reruns++;
+		IRQ_POLL_COUNT(def->poll_reruns);
 		__atomic_store_n(&def->timer_poll_running, true, __ATOMIC_SEQ_CST);
 		chain->polls++;
 	} else {
@@ -398,7 +405,7 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	 * the polls below. Only a line off for flooding or under its re-enable
 	 * test has anything due (the function's own first tests).
 	 */
-	if (desc->def.flood_off || desc->def.flood_testing)
+	if (irq_line_flood_off(desc) || irq_line_flood_testing(desc))
 		__irq_flood_poll_due(desc, now, now + desc->def.poll_late_ns);
 	/* With the host's tick, the tick looks at the verified tokens (tick_look.c). */
 	if (irq_policy()->expect_verified_recheck_ns && !irq_tick_look_on(irq_policy()) && __irq_expect_any_verified(desc))
@@ -457,7 +464,7 @@ bool irq_fixup_try_others(struct irq_desc *desc)
 		irq_port_unlock_irqrestore(&other->lock, flags);
 	}
 	if (claimed)
-		desc->def.fixup_rescues++;
+		IRQ_POLL_COUNT(desc->def.fixup_rescues);
 	return claimed;
 }
 
@@ -483,8 +490,10 @@ void __irq_defences_action_removed(struct irq_desc *desc, struct irqaction *acti
 			     IRQ_NAME_LOG_MAX, action->name, irq_log_ms(now - action->health.since_ns));
 	action->health.active = false;
 	if (!desc->action) {
+#if IRQ_FLOOD || IRQ_STORM
 		if (desc->def.storm.active)
 			irq_port_log(IRQ_LOG_INFO, "irq %u: last handler freed; flood defence reset\n", desc->irq_data.irq);
+#endif
 		irq_defences_reset_line(desc);
 		return;
 	}
