@@ -156,6 +156,11 @@ void ata_hw_unexpect(struct ata_channel *ch, bool timedout)
 	unexpect_irq(ch->expect, timedout);
 }
 
+bool ata_hw_cpu_ran(struct ata_channel *ch)
+{
+	return irq_expect_cpu_ran(ch->expect);
+}
+
 /* "ata_cmd" events of the event trace (kernel/irq/trace.h), on the channel's line. */
 void ata_hw_trace_cmd(struct ata_channel *ch, bool end, uint32_t value)
 {
