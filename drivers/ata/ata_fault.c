@@ -12,7 +12,7 @@
  *   ata-misvector     the channel's IOAPIC entry is pointed at a vector no
  *                     line owns: the interrupt arrives, at the wrong place.
  *                     PIC mode cannot do this (see misvector_on).
- *   ata-cpustall:MS   each command's phase, as it opens, first stops CPU 1
+ *   ata-cpustall:MS   each phase (PIO) or command (AHCI), as it opens, stops CPU 1
  *                     for MS ms (default 400): CPU 1 spins with interrupts
  *                     off, so a line routed there (`affinity 14 1`) has
  *                     its interrupt wait, as under a vCPU its host keeps
@@ -262,12 +262,11 @@ static int cpustall_run(void *arg)
 	return 0;
 }
 
-void ata_fault_cpustall(struct ata_channel *ch)
+void ata_fault_cpustall(void)
 {
 	uint32_t st;
 	uint64_t t0;
 
-	(void)ch;
 	if (!__atomic_load_n(&cpustall.on, __ATOMIC_RELAXED) || cpu_work_busy(CPUSTALL_CPU))
 		return;
 	st = __atomic_load_n(&cpustall.work.state, __ATOMIC_ACQUIRE);
@@ -311,5 +310,5 @@ static int cpustall_off(void)
 }
 
 FAULT(ata_cpustall, "ata-cpustall", "MS",
-      "each ATA phase first stops CPU 1 for MS ms (default 400), interrupts off: its lines' interrupts wait",
+      "each ATA phase or AHCI command first stops CPU 1 for MS ms (default 400), interrupts off: its lines' interrupts wait",
       cpustall_on, cpustall_off);

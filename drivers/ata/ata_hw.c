@@ -147,7 +147,7 @@ bool ata_hw_expect_init(struct ata_channel *ch)
 
 void ata_hw_expect(struct ata_channel *ch)
 {
-	ata_fault_cpustall(ch);
+	ata_fault_cpustall();
 	expect_irq(ch->expect);
 	ata_race_aim(ch);
 }

@@ -271,7 +271,7 @@ void ata_hw_unexpect(struct ata_channel *ch, bool timedout);
 bool ata_hw_cpu_ran(struct ata_channel *ch);      /* the line's CPU ran since the expect (irq_expect_cpu_ran) */
 /* The fault ata-race (ata_race.c): aim a poll at @ch's phase just opened; learn from a claim by interrupt; print. */
 void ata_race_aim(struct ata_channel *ch);
-void ata_fault_cpustall(struct ata_channel *ch);  /* ata-cpustall: stop CPU 1 before the phase (ata_fault.c) */
+void ata_fault_cpustall(void);  /* ata-cpustall: stop CPU 1 before an ATA phase or AHCI command (ata_fault.c) */
 void ata_race_learn(struct ata_channel *ch, irqreturn_t ret);
 void ata_race_print(void);
 /* A command begins (@end false, @value: its opcode) or ends (@value: status, bit 8 set on failure): a trace event (docs/trace.md). */
