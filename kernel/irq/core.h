@@ -14,6 +14,8 @@
 #define IRQ_CORE_H
 
 #include "internals.h"
+#include "policy.h"
+#include "trace.h"
 
 /* ---- irqdesc.c: the descriptor table and the per-CPU counters ------------ */
 

@@ -20,6 +20,61 @@
 void irq_poll_timer_fn(void *desc);
 
 /*
+ * struct irq_defence - one defence as the poll scheduler (poll.c) sees it:
+ * what it is asked and told about a line, without the scheduler knowing
+ * which defence it is. Each defence of layer 3 defines its own, const
+ * (read-only data, nothing per line): irq_defence_flood (spurious.c: the
+ * flood and claimed-storm defence), irq_defence_expect (expect.c),
+ * irq_defence_watch (watch.c). The assembly (policy.c) puts the ones the
+ * build has (the switches of irq_config.h) in a NULL-terminated table, in
+ * the order they are called, and gives it to the scheduler
+ * (__irq_sched_init); the scheduler walks the table and names none of
+ * them. Every hook may be NULL (not asked, not told). All with the line's
+ * lock held. All are slow paths: a poll, a timer expiry, a reschedule
+ * after a defence's state moved, free_irq; none runs on a healthy
+ * interrupt's path (note_interrupt() is the one direct call up there).
+ */
+struct irq_defence {
+	const char *name;  /* "flood", "expect", "watch" */
+	unsigned int why;  /* its IRQ_TRACE_WHY_* bit: the trace says which defence wanted a poll */
+	/* When it next wants the line polled at @now (0: not at all); asked by every reschedule. */
+	uint64_t (*next_poll)(struct irq_desc *desc, uint64_t now);
+	/* The poll timer fired at @now, before any poll: do what is due by @due_by (now plus the timer's lateness). */
+	void (*expired)(struct irq_desc *desc, uint64_t now, uint64_t due_by);
+	/* The timer's poll of the line ran, from @poll_ns, and looked at the device (not left to a pending interrupt). */
+	void (*polled)(struct irq_desc *desc, uint64_t poll_ns);
+	/* After that poll, the next one was worked out (next_poll asked): state kept for that answer may age now. */
+	void (*replanned)(struct irq_desc *desc);
+	/* @action leaves the line (free_irq): its state in this defence ends. */
+	void (*action_removed)(struct irq_desc *desc, struct irqaction *action);
+	/* The line's last action left: forget the line's state (since-boot counts excepted). */
+	void (*line_reset)(struct irq_desc *desc);
+};
+
+/* The most defences a table may hold (a bound for the walks; the build has at most three). */
+#define IRQ_DEFENCES_MAX 8
+
+/* Each defence's entry (layer 3), named only by the assembly (policy.c), which builds the table. */
+extern const struct irq_defence irq_defence_flood, irq_defence_expect, irq_defence_watch;
+
+/*
+ * __irq_sched_init - the scheduler's table of defences, NULL-terminated, in
+ * the order they are asked and told (irq_core_init, policy.c; at boot
+ * before any line has an action, so a plain pointer is enough). poll.c.
+ */
+void __irq_sched_init(const struct irq_defence *const *table);
+
+/* The earlier of two poll times, 0 meaning "no poll wanted" (the defences' next_poll answers). */
+static inline uint64_t irq_poll_earliest(uint64_t a, uint64_t b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a < b ? a : b;
+}
+
+/*
  * The tick's set of lines (tick_look.c): one bit per line whose verified
  * tokens the tick looks at. irq_tick_look_on - whether the tick looks at
  * verified tokens (the profile wants it and the host ticks); their safety

@@ -105,7 +105,7 @@
  * every run, called by handle.c: the layer check's one sanctioned call
  * up): may use layers 0-2 (docs/irq-layers.md).
  */
-#include "core.h"
+#include "irq_sched.h"
 
 /*
  * Shift-count bound of a back-off change: 2^63 ns is 292 years, so more
@@ -812,16 +812,32 @@ uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now)
 	return next < def->flood_reenable_at_ns ? next : def->flood_reenable_at_ns;
 }
 
-void irq_defences_reset_line(struct irq_desc *desc)
+#if IRQ_FLOOD || IRQ_STORM
+/* The flood defence's answer to the scheduler: only a line off or on its re-enable test wants a poll. */
+static uint64_t irq_flood_next_poll(struct irq_desc *desc, uint64_t now)
+{
+	return desc->def.flood_off || desc->def.flood_testing ? __irq_flood_deadline(desc, now) : 0;
+}
+
+/* The poll timer fired: a re-enable or a passed test may be due (only on a line off or on test). */
+static void irq_flood_expired(struct irq_desc *desc, uint64_t now, uint64_t due_by)
+{
+	if (desc->def.flood_off || desc->def.flood_testing)
+		__irq_flood_poll_due(desc, now, due_by);
+}
+
+/* The line's last action left: the line is on again, no storm episode. Lock held. */
+static void irq_flood_line_reset(struct irq_desc *desc)
 {
 	struct irq_defence_line *def = &desc->def;
 
+	if (def->storm.active)
+		irq_port_log(IRQ_LOG_INFO, "irq %u: last handler freed; flood defence reset\n", desc->irq_data.irq);
 	/*
 	 * Only what the lock protects: a run of the handler being freed may
 	 * still be writing the owner's fields (seg, polled_claims ...), and
 	 * since-boot counters survive the line's drivers.
 	 */
-	irq_poll_cancel(desc);
 	def->flood_off = false;
 	def->flood_testing = false;
 	def->flood_off_since_ns = 0;
@@ -831,14 +847,14 @@ void irq_defences_reset_line(struct irq_desc *desc)
 	def->off_claimed = false;
 	def->storm.active = false;
 	def->storm.cause = 0;
-	def->misroute.active = false;
-	def->misroute.cause = 0;
-	def->poll_at_ns = 0;
-	__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&def->recheck_word, 0, __ATOMIC_SEQ_CST);
-	def->armed_want_ns = 0;
-	__irq_poll_want_moved(desc);
-	def->poll_gap_ns = 0;
-	__atomic_store_n(&def->watching, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&def->watch_late_open, 0, __ATOMIC_RELAXED);
 }
+
+/* The flood and claimed-storm defence as the poll scheduler sees it (irq_sched.h; the assembly lists it). */
+const struct irq_defence irq_defence_flood = {
+	.name = "flood",
+	.why = IRQ_TRACE_WHY_FLOOD,
+	.next_poll = irq_flood_next_poll,
+	.expired = irq_flood_expired,
+	.line_reset = irq_flood_line_reset,
+};
+#endif
