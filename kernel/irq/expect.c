@@ -38,9 +38,12 @@
  * (desc->def.last_claim_by_poll), which on a shared line may be another
  * device's - drivers should call it from the handler.
  *
+ * The scheduler asks and tells it through irq_defence_expect (struct
+ * irq_defence, irq_sched.h), the tick's look through struct irq_tick_hooks.
+ *
  * Layer 3, a defence: may use layers 0-2 (docs/irq-layers.md).
  */
-#include "irq_sched.h"
+#include "tick_set.h"
 
 #if IRQ_EXPECT
 /* Marks initialised token storage. */

@@ -450,9 +450,6 @@ void __irq_unmask(struct irq_desc *desc);
 void __irq_ack(struct irq_desc *desc);
 void __irq_mask_ack(struct irq_desc *desc);
 void __irq_eoi(struct irq_desc *desc);
-/* __irq_unmask without the trace check, and with the event recorded (__irq_finish_pending's two copies). */
-void __irq_unmask_notrace(struct irq_desc *desc);
-void __irq_unmask_traced(struct irq_desc *desc);
 
 /*
  * irq_trace_run_flow - generic_handle_irq's path when tracing is on
@@ -472,11 +469,10 @@ enum irq_pending_answer {
 };
 
 /*
- * __irq_chip_pending - ask the chip whether the line's interrupt is on its
- * way (irq_chip::irq_pending; its contract in irqchip.h). RETURNS an
- * enum irq_pending_answer. CONTEXT: the owner of a poll's run.
+ * __irq_chip_pending (chip_ops.h, inline) asks the chip whether the line's
+ * interrupt is on its way (irq_chip::irq_pending; its contract in
+ * irqchip.h): an enum irq_pending_answer. CONTEXT: the owner of a poll's run.
  */
-int __irq_chip_pending(struct irq_desc *desc);
 
 /* ---- handle.c ----------------------------------------------------------- */
 

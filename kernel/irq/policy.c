@@ -5,6 +5,11 @@
  * defences. The profiles themselves and the switches' state are
  * tunables.c's. See spurious.c for what the defences do.
  *
+ * The assembly also gives the layers below what they call up through:
+ * the dispatch core its hooks (struct irq_core_hooks), the scheduler its
+ * table of the defences the build has (struct irq_defence), the tick's
+ * look what it asks of expecting (struct irq_tick_hooks).
+ *
  * Layer 5, the assembly: may use every layer (docs/irq-layers.md).
  */
 #include "irq_sched.h"

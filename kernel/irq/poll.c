@@ -1,7 +1,7 @@
 /*
  * poll.c - the per-line poll timer of kernel/irq's defences: each defence
- * says when it wants the line polled (the flood defence in spurious.c,
- * expecting in expect.c, watching in watch.c, irqpoll here) and the timer is
+ * says when it wants the line polled (through the defence table: the flood
+ * defence, expecting, watching; and irqpoll here) and the timer is
  * armed for the earliest of those times, as a one-shot timer, so nothing
  * runs periodically unless a defence asks for it and a tickless kernel
  * stays tickless. Also here: irqfixup (an unclaimed interrupt tries the
@@ -19,10 +19,14 @@
  * flood defence poll their line whatever its flags: the driver asked for
  * it, or the handler is being called in vain by the flood anyway.
  *
- * Layer 2, the poll scheduler: may use layers 0-2. Not yet kept: it still
- * asks expecting, watching and the flood defence by name (their
- * deadlines, the poll's marks, a freed action's end), the last three
- * back-edges of docs/irq-layers.md, which the defence table removes.
+ * The defences are asked and told through the table the assembly gave the
+ * scheduler (struct irq_defence, irq_sched.h; __irq_sched_init): when each
+ * next wants the line polled and why, what is due at a timer's expiry, a
+ * poll that ran, an action that left, a line whose last action left. This
+ * file names none of them; irqpoll and irqfixup are its own, and the
+ * misroute episode's end is health reporting's (episode.c, layer 2).
+ *
+ * Layer 2, the poll scheduler: may use layers 0-2 (docs/irq-layers.md).
  */
 #include "irq_sched.h"
 

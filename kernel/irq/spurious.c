@@ -101,6 +101,9 @@
  * health) takes desc->lock. Expect tokens change their state word
  * atomically, so the verified path needs no lock at all.
  *
+ * The scheduler asks and tells the flood defence through irq_defence_flood
+ * (struct irq_defence, irq_sched.h).
+ *
  * Layer 3, a defence (and note_interrupt, the core's accounting after
  * every run, called by handle.c: the layer check's one sanctioned call
  * up): may use layers 0-2 (docs/irq-layers.md).

@@ -56,6 +56,9 @@
  * Wary and bad work as for any watch. So a lost interrupt of such a device
  * is found by the next watch poll however long it has been quiet.
  *
+ * The scheduler asks and tells it through irq_defence_watch (struct
+ * irq_defence, irq_sched.h).
+ *
  * Layer 3, a defence: may use layers 0-2 (docs/irq-layers.md).
  */
 #include "irq_sched.h"
@@ -476,6 +479,9 @@ static uint64_t irq_watch_next_poll(struct irq_desc *desc, uint64_t now)
 	unsigned int walked;
 	uint64_t want = 0;
 
+	/* The count of watched actions (under the lock, as every change of it): none, no walk. */
+	if (!__atomic_load_n(&desc->def.watching, __ATOMIC_RELAXED))
+		return 0;
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 		if (a->watch.flags & IRQ_WAT_WATCHING)
 			want = irq_poll_earliest(want, __irq_watch_deadline(desc, a, now));
