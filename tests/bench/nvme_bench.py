@@ -178,7 +178,7 @@ def main():
         print(f"  (latency: doorbell to completion taken; at 0 % of every I/O command (interrupts), at 50/100 % of\n"
               f"   the commands whose completion raised no interrupt: how long until the loss was found and served;\n"
               f"   unseen max: the longest such a completion sat in the CQ after the last look that found it empty\n"
-              f"   (issue 17's bound: under 1 ms; the latency adds the device's own time);\n"
+              f"   (the design's bound: under 1 ms; the latency adds the device's own time);\n"
               f"   by wait: completions the driver took itself after NVME_IRQ_WAIT_MS, no interrupt and no core poll;\n"
               f"   Linux's NVMe driver finds a lost completion only at its I/O time-out: {LINUX_NVME_TIMEOUT_S} s)")
     if args.json:

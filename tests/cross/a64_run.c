@@ -42,15 +42,14 @@
  * blocks of 1 GiB), D11 (generic timer); Arm semihosting 2.0 (SYS_WRITE0
  * 0x04, SYS_EXIT 0x18 with an exit code on AArch64, "hlt #0xf000").
  */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <irq/interrupt.h>
 #include <irq/irqchip.h>
 #include <irq_port_host.h>
-#include <kernel/format.h>
 
+#include "cross_console.h"
 #include "proof.h"
 
 #if !defined(A64_GIC_VERSION) || (A64_GIC_VERSION != 2 && A64_GIC_VERSION != 3)
@@ -151,28 +150,11 @@ static long semihost(unsigned long op, const void *arg)
 	return (long)x0;
 }
 
-static void a64_vprint(const char *fmt, va_list ap)
+/* The board's console (tests/cross/cross_console.h): SYS_WRITE0 takes the string up to its '\0'. */
+void cross_console_write(const char *s, unsigned int n)
 {
-	char line[512];  /* the core's longest message is about 250 characters */
-
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	semihost(SEMI_SYS_WRITE0, line);
-}
-
-static void __attribute__((format(printf, 1, 2))) a64_print(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	a64_vprint(fmt, ap);
-	va_end(ap);
-}
-
-/* The core's log, with its level, through the irqkit printf (irq_template_set_log). */
-static void a64_core_log(int level, const char *fmt, va_list ap)
-{
-	a64_print("<%d>", level);
-	a64_vprint(fmt, ap);
+	(void)n;
+	semihost(SEMI_SYS_WRITE0, s);
 }
 
 static __attribute__((noreturn)) void a64_exit(bool pass)
@@ -491,7 +473,7 @@ static const struct proof_uart a64_uart = {
 
 static const struct proof_board a64_board = {
 	.tag = "a64", .irq = UART0_IRQ, .hwirq = UART0_INTID, .chip = &gic_chip, .flow = handle_fasteoi_irq,
-	.trigger = IRQ_TYPE_LEVEL_HIGH, .uart = &a64_uart, .now_us = a64_now_us, .vprint = a64_vprint,
+	.trigger = IRQ_TYPE_LEVEL_HIGH, .uart = &a64_uart, .now_us = a64_now_us,
 	.irqs_off = a64_irqs_off, .irqs_on = a64_irqs_on, .chip_pending = a64_chip_pending, .lose = a64_lose,
 };
 
@@ -530,7 +512,7 @@ void a64_irq(void)
 void a64_fault(unsigned long kind, unsigned long esr, unsigned long elr, unsigned long far);
 void a64_fault(unsigned long kind, unsigned long esr, unsigned long elr, unsigned long far)
 {
-	a64_print("a64: fault: vector %lu, ESR 0x%lx at 0x%lx, FAR 0x%lx\n", kind, esr, elr, far);
+	cross_print("a64: fault: vector %lu, ESR 0x%lx at 0x%lx, FAR 0x%lx\n", kind, esr, elr, far);
 	a64_exit(false);
 }
 
@@ -555,11 +537,11 @@ void a64_main(void)
 	pl011_write(PL011_CR, PL011_CR_ENABLE);
 
 	/* docs/porting.md, "First boot": the log (the clock, alarm and CPU number are the template's built-in ones). */
-	irq_template_set_log(a64_core_log);
-	a64_print("a64: kernel/irq on AArch64 EL1, %s, template port, QEMU virt\n", A64_GIC_NAME);
+	irq_template_set_log(cross_core_log);
+	cross_print("a64: kernel/irq on AArch64 EL1, %s, template port, QEMU virt\n", A64_GIC_NAME);
 	irq_core_init();
 	if (!gic_init()) {
-		a64_print("a64: no GICv3 redistributor for this CPU\n");
+		cross_print("a64: no GICv3 redistributor for this CPU\n");
 		a64_exit(false);
 	}
 	proof_run(&a64_board);

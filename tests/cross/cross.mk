@@ -27,8 +27,9 @@
 #     and in supervisor mode under QEMU's OpenSBI (SBI timer), and again in
 #     supervisor mode with Sstc's stimecmp as the alarm (tests/cross/rv64_run.c);
 #   - AArch64 at EL1 on virt with the PL011, GICv3 and GICv2 (tests/cross/a64_run.c);
-#   the RV64 and AArch64 runs share their driver and scenario (tests/cross/proof.c)
-#   and their judge (tests/cross/proof_check.py).
+#   the RV64 and AArch64 runs share their driver and scenario (tests/cross/proof.c),
+#   every run its console (tests/cross/cross_console.c), and the judges their QEMU
+#   boot (tests/cross/proof_check.py's run_qemu(), which m3_check.py uses too).
 # A missing compiler or QEMU fails the target with the package to install.
 # docs/porting.md explains the figures.
 
@@ -219,14 +220,19 @@ cross-matrix: $(CROSS_MX_OUT) tests/cross/cross_matrix.py
 		$(foreach g,$(CROSS_MX_GOALS),--goal $(g)) \
 		$(foreach r,$(CROSS_MX_ROWS),--row "$(r)|$(CROSS_MX_$(r)_BASE)|$(strip $(CROSS_MX_$(r)_FLAGS))")
 
+# Every run prints through tests/cross/cross_console.c (the irqkit printf, the core's
+# log); its board supplies only cross_console_write().
+CROSS_CONSOLE_SRC := tests/cross/cross_console.c
+
 # The Cortex-M3 build also runs: tests/cross/m3_run.c (NVIC chip, SysTick tick, a
 # start-up of its own; the irqkit printf kernel/vsprintf.c for the log) linked with the
 # core and booted on QEMU's mps2-an385 board; tests/cross/m3_check.py judges its output.
 # It is linked with the minimal build of the core (IRQ_MINIMAL=1), so that build runs too.
 CROSS_M3_DIR  := $(BUILD)/cross/cortex-m3
-CROSS_M3_OBJS := $(CROSS_M3_DIR)/min/tests/cross/m3_run.o $(CROSS_M3_DIR)/min/kernel/vsprintf.o \
-	$(CROSS_M3_DIR)/min/$(CROSS_LIBC_SRCS:.c=.o)
+CROSS_M3_OBJS := $(CROSS_M3_DIR)/min/tests/cross/m3_run.o $(CROSS_M3_DIR)/min/$(CROSS_CONSOLE_SRC:.c=.o) \
+	$(CROSS_M3_DIR)/min/kernel/vsprintf.o $(CROSS_M3_DIR)/min/$(CROSS_LIBC_SRCS:.c=.o)
 $(CROSS_M3_OBJS): CROSS_EXTRA_INC := -Iinclude
+$(CROSS_M3_OBJS): tests/cross/cross_console.h
 $(CROSS_M3_DIR)/m3_run.elf: $(CROSS_M3_OBJS) $(CROSS_M3_DIR)/min/libirq.a tests/cross/m3.ld
 	$(CROSS_cortex-m3_PREFIX)gcc $(CROSS_cortex-m3_LFLAGS) -nostdlib -static -T tests/cross/m3.ld \
 		$(CROSS_M3_OBJS) $(CROSS_M3_DIR)/min/libirq.a -lgcc -o $@
@@ -240,15 +246,16 @@ CROSS_PROOF_CHECK := tests/cross/proof_check.py
 # default build of the core and the template's machine-mode section (mstatus,
 # the CLINT's mtime and mtimecmp), booted with -bios none at 0x80000000.
 CROSS_RV_DIR  := $(BUILD)/cross/rv64imac
-CROSS_RV_SHARED := $(CROSS_RV_DIR)/std/tests/cross/proof.o $(CROSS_RV_DIR)/std/kernel/vsprintf.o \
-	$(CROSS_RV_DIR)/std/$(CROSS_LIBC_SRCS:.c=.o)
+CROSS_RV_SHARED := $(CROSS_RV_DIR)/std/tests/cross/proof.o $(CROSS_RV_DIR)/std/$(CROSS_CONSOLE_SRC:.c=.o) \
+	$(CROSS_RV_DIR)/std/kernel/vsprintf.o $(CROSS_RV_DIR)/std/$(CROSS_LIBC_SRCS:.c=.o)
 # The template's PLIC chip (RISC-V boards only), compiled with each RV64 run's template.
 CROSS_RV_PLIC_SRCS := kernel/irq/template/plic_template.c
 CROSS_RV_OBJS := $(CROSS_RV_DIR)/std/tests/cross/rv64_run.o $(CROSS_RV_DIR)/std/tests/cross/rv64_start.o \
 	$(patsubst %.c,$(CROSS_RV_DIR)/std/%.o,$(CROSS_RV_PLIC_SRCS)) $(CROSS_RV_SHARED)
 $(CROSS_RV_OBJS): CROSS_EXTRA_INC := -Iinclude
-$(CROSS_RV_DIR)/std/tests/cross/rv64_run.o: tests/cross/proof.h
-$(CROSS_RV_DIR)/std/tests/cross/proof.o: tests/cross/proof.h
+$(CROSS_RV_DIR)/std/tests/cross/rv64_run.o: tests/cross/proof.h tests/cross/cross_console.h
+$(CROSS_RV_DIR)/std/tests/cross/proof.o: tests/cross/proof.h tests/cross/cross_console.h
+$(CROSS_RV_DIR)/std/$(CROSS_CONSOLE_SRC:.c=.o): tests/cross/cross_console.h
 $(CROSS_RV_DIR)/std/tests/cross/rv64_start.o: tests/cross/rv64_start.S | cross-tool-rv64imac
 	@mkdir -p $(dir $@)
 	$(CROSS_rv64imac_PREFIX)gcc $(CROSS_rv64imac_CFLAGS) $(CROSS_rv64imac_PORT) -c $< -o $@
@@ -266,7 +273,7 @@ CROSS_RVS_sstc_PORT  := -DIRQ_TEMPLATE_RISCV_S_MODE -DIRQ_TEMPLATE_RISCV_SSTC
 define cross_rvs
 CROSS_RVS_$(1)_OBJS := $(CROSS_RV_DIR)/$(1)/tests/cross/rv64_run.o $(CROSS_RV_DIR)/$(1)/tests/cross/rv64_start.o \
 	$(patsubst %.c,$(CROSS_RV_DIR)/$(1)/%.o,$(CROSS_TEMPLATE_SRCS) $(CROSS_RV_PLIC_SRCS)) $(CROSS_RV_SHARED)
-$(CROSS_RV_DIR)/$(1)/%.o: %.c $(CROSS_HDRS) tests/cross/proof.h | cross-tool-rv64imac
+$(CROSS_RV_DIR)/$(1)/%.o: %.c $(CROSS_HDRS) tests/cross/proof.h tests/cross/cross_console.h | cross-tool-rv64imac
 	@mkdir -p $$(dir $$@)
 	$(CROSS_rv64imac_PREFIX)gcc $(CROSS_COMMON_CFLAGS) -isystem $$(CROSS_rv64imac_GCC_INC) $(CROSS_rv64imac_CFLAGS) \
 		$(CROSS_RVS_$(1)_PORT) -Iinclude -c $$< -o $$@
@@ -285,14 +292,16 @@ $(foreach v,$(CROSS_RVS_VARIANTS),$(eval $(call cross_rvs,$(v))))
 CROSS_A64_DIR := $(BUILD)/cross/aarch64
 CROSS_A64_GICS := 3 2
 CROSS_A64_SHARED := $(CROSS_A64_DIR)/std/tests/cross/proof.o $(CROSS_A64_DIR)/std/tests/cross/a64_start.o \
-	$(CROSS_A64_DIR)/std/kernel/vsprintf.o $(CROSS_A64_DIR)/std/$(CROSS_LIBC_SRCS:.c=.o)
+	$(CROSS_A64_DIR)/std/$(CROSS_CONSOLE_SRC:.c=.o) $(CROSS_A64_DIR)/std/kernel/vsprintf.o \
+	$(CROSS_A64_DIR)/std/$(CROSS_LIBC_SRCS:.c=.o)
 $(CROSS_A64_SHARED): CROSS_EXTRA_INC := -Iinclude
-$(CROSS_A64_DIR)/std/tests/cross/proof.o: tests/cross/proof.h
+$(CROSS_A64_DIR)/std/tests/cross/proof.o: tests/cross/proof.h tests/cross/cross_console.h
+$(CROSS_A64_DIR)/std/$(CROSS_CONSOLE_SRC:.c=.o): tests/cross/cross_console.h
 $(CROSS_A64_DIR)/std/tests/cross/a64_start.o: tests/cross/a64_start.S | cross-tool-aarch64
 	@mkdir -p $(dir $@)
 	$(CROSS_aarch64_PREFIX)gcc $(CROSS_aarch64_CFLAGS) -c $< -o $@
 define cross_a64
-$(CROSS_A64_DIR)/gic$(1)/a64_run.o: tests/cross/a64_run.c tests/cross/proof.h $(CROSS_HDRS) | cross-tool-aarch64
+$(CROSS_A64_DIR)/gic$(1)/a64_run.o: tests/cross/a64_run.c tests/cross/proof.h tests/cross/cross_console.h $(CROSS_HDRS) | cross-tool-aarch64
 	@mkdir -p $$(dir $$@)
 	$(CROSS_aarch64_PREFIX)gcc $(CROSS_COMMON_CFLAGS) -isystem $$(CROSS_aarch64_GCC_INC) $(CROSS_aarch64_CFLAGS) \
 		-DA64_GIC_VERSION=$(1) -Iinclude -c $$< -o $$@

@@ -25,12 +25,12 @@ import subprocess
 import sys
 
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cross_report  # noqa: E402
+
+
 def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.stderr.write(f"cross-matrix: failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout}{p.stderr}")
-        sys.exit(1)
-    return p.stdout
+    return cross_report.run(cmd, "cross-matrix")
 
 
 def sections(size_tool, archive):

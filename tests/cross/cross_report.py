@@ -26,10 +26,12 @@ import subprocess
 import sys
 
 
-def run(cmd):
+def run(cmd, who="cross"):
+    """The standard output of @cmd; a failure ends the program (@who: the name it says it under).
+    tests/cross/cross_matrix.py runs its tools through here too."""
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
-        sys.stderr.write(f"cross: failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout}{p.stderr}")
+        sys.stderr.write(f"{who}: failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout}{p.stderr}")
         sys.exit(1)
     return p.stdout
 

@@ -20,7 +20,6 @@
  * timer 0 at 0x40000000 (CTRL, VALUE, RELOAD: a 32-bit down-counter at the
  * 25 MHz peripheral clock; Arm CMSDK Technical Reference Manual, 4.4).
  */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -30,7 +29,8 @@
 #include <irq/stats.h>
 #include <irq/trace.h>
 #include <irq_port_host.h>
-#include <kernel/format.h>
+
+#include "cross_console.h"
 
 /* ---- Board and CPU registers ------------------------------------------- */
 
@@ -140,32 +140,14 @@ static void uart_putc(char c)
 	reg_write(UART0_BASE + UART_DATA, (uint8_t)c);
 }
 
-static void m3_vprint(const char *fmt, va_list ap)
+/* The board's console (tests/cross/cross_console.h): the UART, a CR before every LF. */
+void cross_console_write(const char *s, unsigned int n)
 {
-	char line[200];
-	int n = kvsnprintf(line, sizeof(line), fmt, ap);
-
-	for (int i = 0; i < n && i < (int)sizeof(line) - 1; i++) {
-		if (line[i] == '\n')
+	for (unsigned int i = 0; i < n; i++) {
+		if (s[i] == '\n')
 			uart_putc('\r');
-		uart_putc(line[i]);
+		uart_putc(s[i]);
 	}
-}
-
-static void __attribute__((format(printf, 1, 2))) m3_print(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	m3_vprint(fmt, ap);
-	va_end(ap);
-}
-
-/* The core's log goes to the console with its level, as a printk would. */
-static void m3_core_log(int level, const char *fmt, va_list ap)
-{
-	m3_print("<%d>", level);
-	m3_vprint(fmt, ap);
 }
 
 static __attribute__((noreturn)) void semihost_exit(uint32_t reason)
@@ -249,7 +231,7 @@ void m3_line_irq(void)
 void m3_fault(void);
 void m3_fault(void)
 {
-	m3_print("m3: fault\n");
+	cross_print("m3: fault\n");
 	semihost_exit(SEMI_EXIT_ERROR);
 }
 
@@ -268,7 +250,7 @@ static void print_line_stats(const char *when)
 	struct irq_line_stats st;
 
 	if (irq_get_line_stats(M3_IRQ, &st) == 0)
-		m3_print("m3: %s: delivered=%llu handled=%llu unhandled=%llu polled=%llu\n", when,
+		cross_print("m3: %s: delivered=%llu handled=%llu unhandled=%llu polled=%llu\n", when,
 			 (unsigned long long)st.delivered, (unsigned long long)st.handled,
 			 (unsigned long long)st.unhandled, (unsigned long long)st.polled);
 }
@@ -277,7 +259,7 @@ static void print_line_stats(const char *when)
 static void m3_trace_line(void *ctx, const char *line)
 {
 	(void)ctx;
-	m3_print("%s\n", line);
+	cross_print("%s\n", line);
 }
 
 /* Let @n ticks pass. */
@@ -311,6 +293,35 @@ static bool m3_line_pending(void)
 }
 
 /*
+ * The device starts asking without end, the driver claiming each
+ * interrupt (@storm) or none (a flood); RETURNS the ticks until the core
+ * has the line off for it, the line's counts before in @st0, after in @st1.
+ */
+static uint32_t m3_fault_start(bool storm, struct irq_line_stats *st0, struct irq_line_stats *st1)
+{
+	uint32_t waited;
+
+	irq_get_line_stats(M3_IRQ, st0);
+	if (storm)
+		dev_storm = true;
+	else
+		dev_flood = true;
+	nvic_raise(M3_LINE);
+	waited = m3_wait_line(true, storm);
+	irq_get_line_stats(M3_IRQ, st1);
+	return waited;
+}
+
+/* The device quiet again, its held request withdrawn; RETURNS the ticks until the line is back on. */
+static uint32_t m3_fault_end(void)
+{
+	dev_flood = false;
+	dev_storm = false;
+	reg_write(NVIC_ICPR0 + 4 * (M3_LINE / 32), 1u << (M3_LINE % 32));
+	return m3_wait_line(false, false);
+}
+
+/*
  * 4. A flood: the device asks without end and the handler has nothing to
  * claim. The core must disable the line (the NVIC holds the request), poll
  * it, and give it back after its back-off once the device is quiet.
@@ -321,21 +332,14 @@ static void m3_flood(void)
 	uint64_t d0;
 	uint32_t waited;
 
-	irq_get_line_stats(M3_IRQ, &st0);
-	dev_flood = true;
-	nvic_raise(M3_LINE);
-	waited = m3_wait_line(true, false);
-	irq_get_line_stats(M3_IRQ, &st1);
-	m3_print("m3: flood: line off after %u ticks, %u interrupts, %u unhandled\n", (unsigned int)waited,
-		 (unsigned int)(st1.delivered - st0.delivered), (unsigned int)(st1.unhandled - st0.unhandled));
+	waited = m3_fault_start(false, &st0, &st1);
+	cross_print("m3: flood: line off after %u ticks, %u interrupts, %u unhandled\n", (unsigned int)waited,
+		    (unsigned int)(st1.delivered - st0.delivered), (unsigned int)(st1.unhandled - st0.unhandled));
 	d0 = m3_delivered();
 	m3_sleep_ticks(M3_GOES_ON_TICKS);  /* the line is off: the device goes on asking */
-	m3_print("m3: flood: %u ticks more, %u interrupts, pending %d\n", (unsigned int)M3_GOES_ON_TICKS,
-		 (unsigned int)(m3_delivered() - d0), m3_line_pending());
-	dev_flood = false;
-	reg_write(NVIC_ICPR0 + 4 * (M3_LINE / 32), 1u << (M3_LINE % 32));
-	waited = m3_wait_line(false, false);
-	m3_print("m3: flood over: line back after %u ticks\n", (unsigned int)waited);
+	cross_print("m3: flood: %u ticks more, %u interrupts, pending %d\n", (unsigned int)M3_GOES_ON_TICKS,
+		    (unsigned int)(m3_delivered() - d0), m3_line_pending());
+	cross_print("m3: flood over: line back after %u ticks\n", (unsigned int)m3_fault_end());
 }
 
 /*
@@ -349,24 +353,26 @@ static void m3_storm(void)
 	uint32_t waited, c0;
 	uint64_t d0, t0;
 
-	irq_get_line_stats(M3_IRQ, &st0);
-	dev_storm = true;
-	nvic_raise(M3_LINE);
-	waited = m3_wait_line(true, true);
-	irq_get_line_stats(M3_IRQ, &st1);
-	m3_print("m3: storm: throttled after %u ticks, %u interrupts, %u claimed\n", (unsigned int)waited,
-		 (unsigned int)(st1.delivered - st0.delivered), (unsigned int)(st1.handled - st0.handled));
+	waited = m3_fault_start(true, &st0, &st1);
+	cross_print("m3: storm: throttled after %u ticks, %u interrupts, %u claimed\n", (unsigned int)waited,
+		    (unsigned int)(st1.delivered - st0.delivered), (unsigned int)(st1.handled - st0.handled));
 	d0 = m3_delivered();
 	c0 = dev_storm_claims;
 	t0 = m3_clock_ns();
 	m3_sleep_ticks(M3_GOES_ON_TICKS);
 	/* In ms of the clock the core reads: its storm polls are timed by it. */
-	m3_print("m3: storm: %u ms more, %u interrupts, %u polls claimed\n", (unsigned int)((m3_clock_ns() - t0) / 1000000),
-		 (unsigned int)(m3_delivered() - d0), (unsigned int)(dev_storm_claims - c0));
-	dev_storm = false;
-	reg_write(NVIC_ICPR0 + 4 * (M3_LINE / 32), 1u << (M3_LINE % 32));
-	waited = m3_wait_line(false, false);
-	m3_print("m3: storm over: line back after %u ticks\n", (unsigned int)waited);
+	cross_print("m3: storm: %u ms more, %u interrupts, %u polls claimed\n", (unsigned int)((m3_clock_ns() - t0) / 1000000),
+		    (unsigned int)(m3_delivered() - d0), (unsigned int)(dev_storm_claims - c0));
+	cross_print("m3: storm over: line back after %u ticks\n", (unsigned int)m3_fault_end());
+}
+
+/* The device's next command: the driver expects its interrupt, the device completes and, unless @lost, raises its line. */
+static void m3_command(bool lost)
+{
+	expect_irq(dev_token);
+	dev_ready = true;
+	if (!lost)
+		nvic_raise(M3_LINE);
 }
 
 static void m3_main(void)
@@ -377,46 +383,42 @@ static void m3_main(void)
 	reg_write(UART0_BASE + UART_BAUDDIV, 16);
 	reg_write(UART0_BASE + UART_CTRL, UART_CTRL_TXEN);
 	/* docs/porting.md, "First boot": log and clock, core, chips, defences, drivers. */
-	irq_template_set_log(m3_core_log);
-	m3_print("m3: kernel/irq on Cortex-M3, template port\n");
+	irq_template_set_log(cross_core_log);
+	cross_print("m3: kernel/irq on Cortex-M3, template port\n");
 	m3_clock_start();
 	irq_template_set_clock(m3_clock_ns, NULL);
 
 	irq_core_init();
-	m3_print("m3: chip %d\n", irq_set_chip_and_handler(M3_IRQ, &nvic_chip, handle_edge_irq, NULL, M3_LINE));
+	cross_print("m3: chip %d\n", irq_set_chip_and_handler(M3_IRQ, &nvic_chip, handle_edge_irq, NULL, M3_LINE));
 	irq_defences_start();
-	m3_print("m3: request %d\n", request_irq(M3_IRQ, dev_handler, 0, "m3dev", &dev_cookie));
+	cross_print("m3: request %d\n", request_irq(M3_IRQ, dev_handler, 0, "m3dev", &dev_cookie));
 	dev_token = init_irq_expect(M3_IRQ, &dev_cookie);
-	m3_print("m3: token %s\n", dev_token ? "yes" : "no");
+	cross_print("m3: token %s\n", dev_token ? "yes" : "no");
 	traced = irq_trace_start(NULL);  /* -IRQ_ENODEV when the build leaves the trace out */
-	m3_print("m3: trace %d\n", traced);
+	cross_print("m3: trace %d\n", traced);
 
 	reg_write(SYST_RVR, M3_CPU_HZ / M3_TICK_HZ - 1);
 	reg_write(SYST_CVR, 0);
 	reg_write(SYST_CSR, SYST_CSR_ENABLE | SYST_CSR_TICKINT | SYST_CSR_CLKSOURCE);
 	waited = WAIT_TICKS(ticks >= 5);
-	m3_print("m3: ticks %u after %u\n", (unsigned int)ticks, (unsigned int)waited);
+	cross_print("m3: ticks %u after %u\n", (unsigned int)ticks, (unsigned int)waited);
 
 	/* 1. A real interrupt: the device completes and raises its line. */
-	expect_irq(dev_token);
-	dev_ready = true;
-	nvic_raise(M3_LINE);
+	m3_command(false);
 	waited = WAIT_TICKS(dev_completions >= 1);
-	m3_print("m3: interrupt: completions %u\n", (unsigned int)dev_completions);
+	cross_print("m3: interrupt: completions %u\n", (unsigned int)dev_completions);
 	print_line_stats("interrupt");
 
 	/* 2. Raised while disabled: nothing runs until enable_irq(). */
 	disable_irq(M3_IRQ);
 	start = ticks;
-	expect_irq(dev_token);
-	dev_ready = true;
-	nvic_raise(M3_LINE);
+	m3_command(false);
 	waited = WAIT_TICKS(dev_completions >= 2 || ticks - start >= M3_DISABLED_TICKS);
 
-	m3_print("m3: disabled: completions %u after %u ticks\n", (unsigned int)dev_completions, (unsigned int)waited);
+	cross_print("m3: disabled: completions %u after %u ticks\n", (unsigned int)dev_completions, (unsigned int)waited);
 	enable_irq(M3_IRQ);
 	waited = WAIT_TICKS(dev_completions >= 2);
-	m3_print("m3: enabled: completions %u\n", (unsigned int)dev_completions);
+	cross_print("m3: enabled: completions %u\n", (unsigned int)dev_completions);
 
 	/*
 	 * 3. Lost interrupts: the device completes, the line is never raised;
@@ -425,10 +427,9 @@ static void m3_main(void)
 	 * lost one makes the first a lost interrupt, announced.
 	 */
 	for (unsigned int i = 0; i < 2; i++) {
-		expect_irq(dev_token);
-		dev_ready = true;
+		m3_command(true);
 		waited = WAIT_TICKS(dev_completions >= 3 + i);
-		m3_print("m3: lost: completions %u after %u ticks\n", (unsigned int)dev_completions, (unsigned int)waited);
+		cross_print("m3: lost: completions %u after %u ticks\n", (unsigned int)dev_completions, (unsigned int)waited);
 	}
 	print_line_stats("lost");
 	/* The trace of the cases so far (the flood and the storm would overrun its ring). */
@@ -440,14 +441,12 @@ static void m3_main(void)
 	m3_storm();
 
 	/* 6. After both: the line delivers by interrupt again. */
-	expect_irq(dev_token);
-	dev_ready = true;
-	nvic_raise(M3_LINE);
+	m3_command(false);
 	waited = WAIT_TICKS(dev_completions >= 5);
-	m3_print("m3: after: completions %u\n", (unsigned int)dev_completions);
+	cross_print("m3: after: completions %u\n", (unsigned int)dev_completions);
 	print_line_stats("end");
 	free_irq(M3_IRQ, &dev_cookie);
-	m3_print("m3: done\n");
+	cross_print("m3: done\n");
 	semihost_exit(SEMI_EXIT_OK);
 }
 

@@ -14,6 +14,7 @@
  * the device first and returns IRQ_NONE when it has nothing.
  */
 #include "proof.h"
+#include "cross_console.h"
 
 #include <irq/policy.h>
 #include <irq/port.h>
@@ -28,15 +29,6 @@
 
 static const struct proof_board *B;
 static struct proof_tx tx;
-
-void proof_print(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	B->vprint(fmt, ap);
-	va_end(ap);
-}
 
 static uint64_t now_ms(void)
 {
@@ -135,7 +127,7 @@ static void print_line_stats(const char *when)
 	struct irq_line_stats st;
 
 	stats(&st);
-	proof_print("%s: %s: delivered=%llu handled=%llu unhandled=%llu polled=%llu\n", B->tag, when,
+	cross_print("%s: %s: delivered=%llu handled=%llu unhandled=%llu polled=%llu\n", B->tag, when,
 		    (unsigned long long)st.delivered, (unsigned long long)st.handled,
 		    (unsigned long long)st.unhandled, (unsigned long long)st.polled);
 }
@@ -163,7 +155,7 @@ static void case_interrupt(void)
 	if (on)
 		B->irqs_on();
 	waited = WAIT_MS(tx.done >= 1, PROOF_WAIT_MS);
-	proof_print("%s: interrupt: completions %u after %u ms, irq_pending with interrupts off %d\n", B->tag,
+	cross_print("%s: interrupt: completions %u after %u ms, irq_pending with interrupts off %d\n", B->tag,
 		    (unsigned int)tx.done, waited, pending);
 	print_line_stats("interrupt");
 }
@@ -176,11 +168,11 @@ static void case_disabled(void)
 	disable_irq(B->irq);
 	proof_send("TX2 held while disabled\n");
 	waited = WAIT_MS(tx.done >= 2, PROOF_DISABLED_MS);
-	proof_print("%s: disabled: completions %u after %u ms, controller pending %d, irq_pending %d\n", B->tag,
+	cross_print("%s: disabled: completions %u after %u ms, controller pending %d, irq_pending %d\n", B->tag,
 		    (unsigned int)tx.done, waited, B->chip_pending(), line_irq_pending());
 	enable_irq(B->irq);
 	waited = WAIT_MS(tx.done >= 2, PROOF_WAIT_MS);
-	proof_print("%s: enabled: completions %u after %u ms\n", B->tag, (unsigned int)tx.done, waited);
+	cross_print("%s: enabled: completions %u after %u ms\n", B->tag, (unsigned int)tx.done, waited);
 	print_line_stats("enabled");
 }
 
@@ -209,7 +201,7 @@ static void case_lost(void)
 		if (on)
 			B->irqs_on();
 		(void)WAIT_MS(tx.done >= 3 + i, PROOF_WAIT_MS);
-		proof_print("%s: lost: completions %u after %u ms, controller pending %d, irq_pending %d\n", B->tag,
+		cross_print("%s: lost: completions %u after %u ms, controller pending %d, irq_pending %d\n", B->tag,
 			    (unsigned int)tx.done, (unsigned int)((tx.done_us - start) / 1000), B->chip_pending(), pending);
 	}
 	B->lose(false);  /* the fault undone: the core never knew */
@@ -257,14 +249,14 @@ static void case_flood(void)
 	stats(&st1);
 	progress = irq_port_cpu_progress(cpu) - progress0;
 	health(&h);
-	proof_print("%s: flood: line off %d after %u ms, %u pushes, %llu interrupts, %llu unhandled\n", B->tag,
+	cross_print("%s: flood: line off %d after %u ms, %u pushes, %llu interrupts, %llu unhandled\n", B->tag,
 		    h.flood_off, (unsigned int)(now_ms() - start), steps,
 		    (unsigned long long)(st1.delivered - st0.delivered), (unsigned long long)(st1.unhandled - st0.unhandled));
 	/*
 	 * The port's evidence that this CPU ran (port.h, irq_port_cpu_progress):
 	 * every interrupt it finished, the flood's among them, moved the count.
 	 */
-	proof_print("%s: progress: CPU %u finished %u interrupts while the line took %llu\n", B->tag, cpu,
+	cross_print("%s: progress: CPU %u finished %u interrupts while the line took %llu\n", B->tag, cpu,
 		    (unsigned int)progress, (unsigned long long)(st1.delivered - st0.delivered));
 	/* The device floods on; the line is off and polled, the program runs. */
 	st0 = st1;
@@ -272,12 +264,12 @@ static void case_flood(void)
 	steps = flood_steps(PROOF_GOES_ON_MS, false);
 	stats(&st1);
 	health(&h);
-	proof_print("%s: flood: %u ms more, %u pushes, %llu interrupts, line off %d, controller pending %d\n", B->tag,
+	cross_print("%s: flood: %u ms more, %u pushes, %llu interrupts, line off %d, controller pending %d\n", B->tag,
 		    (unsigned int)(now_ms() - t0), steps, (unsigned long long)(st1.delivered - st0.delivered),
 		    h.flood_off, B->chip_pending());
 	B->uart->flood_off();
 	waited = WAIT_MS((health(&h), !h.flood_off), PROOF_WAIT_MS);
-	proof_print("%s: flood over: line back after %u ms, floods %u\n", B->tag, waited, (unsigned int)h.floods);
+	cross_print("%s: flood over: line back after %u ms, floods %u\n", B->tag, waited, (unsigned int)h.floods);
 }
 
 /*
@@ -311,7 +303,7 @@ static void case_storm(void)
 		B->irqs_on();
 	waited = WAIT_MS((health(&h), h.flood_off && (h.causes & IRQ_HEALTH_CLAIMED_STORM)), PROOF_WAIT_MS);
 	stats(&st1);
-	proof_print("%s: storm: throttled %d after %u ms, %llu interrupts, %llu claimed\n", B->tag,
+	cross_print("%s: storm: throttled %d after %u ms, %llu interrupts, %llu claimed\n", B->tag,
 		    (h.causes & IRQ_HEALTH_CLAIMED_STORM) != 0, waited, (unsigned long long)(st1.delivered - st0.delivered),
 		    (unsigned long long)(st1.handled - st0.handled));
 	/* Throttled: the device storms on, the line is masked, each poll sends a byte. */
@@ -321,7 +313,7 @@ static void case_storm(void)
 	(void)WAIT_MS(false, PROOF_GOES_ON_MS);
 	stats(&st1);
 	health(&h);
-	proof_print("%s: storm: %u ms more, %llu interrupts, %llu polls claimed, %u bytes, line off %d\n", B->tag,
+	cross_print("%s: storm: %u ms more, %llu interrupts, %llu polls claimed, %u bytes, line off %d\n", B->tag,
 		    (unsigned int)(now_ms() - t0), (unsigned long long)(st1.delivered - st0.delivered),
 		    (unsigned long long)(st1.polled - st0.polled), (unsigned int)(tx.storm_bytes - bytes0), h.flood_off);
 	/* The device quiet: the transmit interrupt off, the storm's setting undone. */
@@ -330,7 +322,7 @@ static void case_storm(void)
 	B->uart->storm_off();
 	t0 = now_ms();
 	waited = WAIT_MS((health(&h), !h.flood_off && !(h.causes & IRQ_HEALTH_CLAIMED_STORM)), PROOF_WAIT_MS);
-	proof_print("%s: storm over: line back after %u ms, throttled %d\n", B->tag, waited,
+	cross_print("%s: storm over: line back after %u ms, throttled %d\n", B->tag, waited,
 		    (h.causes & IRQ_HEALTH_CLAIMED_STORM) != 0);
 	(void)start;
 }
@@ -345,7 +337,7 @@ static void case_after(void)
 	proof_send("TX5 after the flood and the storm\n");
 	waited = WAIT_MS(tx.done >= 5, PROOF_WAIT_MS);
 	stats(&st1);
-	proof_print("%s: after: completions %u after %u ms, %llu handled by interrupt, %llu polled\n", B->tag,
+	cross_print("%s: after: completions %u after %u ms, %llu handled by interrupt, %llu polled\n", B->tag,
 		    (unsigned int)tx.done, waited, (unsigned long long)(st1.handled - st0.handled),
 		    (unsigned long long)(st1.polled - st0.polled));
 }
@@ -367,11 +359,11 @@ void proof_run(const struct proof_board *board)
 		if (r == 0 && B->trigger)
 			r = irq_set_trigger(B->irq, B->trigger);
 	}
-	proof_print("%s: chip %d\n", B->tag, r);
+	cross_print("%s: chip %d\n", B->tag, r);
 	irq_defences_start();
-	proof_print("%s: request %d\n", B->tag, request_irq(B->irq, proof_uart_irq, 0, "uart0", &tx));
+	cross_print("%s: request %d\n", B->tag, request_irq(B->irq, proof_uart_irq, 0, "uart0", &tx));
 	tx.token = init_irq_expect(B->irq, &tx);
-	proof_print("%s: token %s\n", B->tag, tx.token ? "yes" : "no");
+	cross_print("%s: token %s\n", B->tag, tx.token ? "yes" : "no");
 	B->irqs_on();
 
 	case_interrupt();
@@ -383,5 +375,5 @@ void proof_run(const struct proof_board *board)
 	print_line_stats("end");
 	irq_health_report();
 	free_irq(B->irq, &tx);
-	proof_print("%s: done\n", B->tag);
+	cross_print("%s: done\n", B->tag);
 }

@@ -22,7 +22,6 @@
 #ifndef CROSS_PROOF_H
 #define CROSS_PROOF_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -59,7 +58,7 @@ struct proof_uart {
 	bool first_burst_by_send;
 };
 
-/* The board: time, console, the controller's view of the line, and the lost-interrupt fault. */
+/* The board (its console is cross_console_write(), tests/cross/cross_console.h): time, the controller's view of the line, and the lost-interrupt fault. */
 struct proof_board {
 	const char *tag;                  /* the start of every line printed: "rv", "rvs", "a64" */
 	unsigned int irq;                 /* the UART's kernel/irq line */
@@ -70,7 +69,6 @@ struct proof_board {
 	int (*attach)(void);              /* the controller code attaches the line itself (NULL: chip, flow, trigger above) */
 	const struct proof_uart *uart;
 	uint64_t (*now_us)(void);         /* the board's counter in microseconds (guest time) */
-	void (*vprint)(const char *fmt, va_list ap);
 	unsigned long (*irqs_off)(void);  /* this CPU's interrupts off; RETURNS whether they were on */
 	void (*irqs_on)(void);
 	int (*chip_pending)(void);        /* the controller's raw pending state of the source */
@@ -90,8 +88,5 @@ struct proof_tx {
 
 /* Run every case on @board, print the result lines; RETURNS when done (the board exits QEMU). */
 void proof_run(const struct proof_board *board);
-
-/* printf to the board's console (the scenario's lines and the core's messages). */
-void proof_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* CROSS_PROOF_H */

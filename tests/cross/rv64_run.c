@@ -49,16 +49,15 @@
  * 3.1.15 and 4.1.8 (mcause/scause); the SBI specification 2.0, chapter 3
  * (a0 = hart id at entry).
  */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <irq/interrupt.h>
 #include <irq/irqchip.h>
 #include <irq_port_host.h>
-#include <kernel/format.h>
 #include <plic_template.h>
 
+#include "cross_console.h"
 #include "proof.h"
 
 #if defined(IRQ_TEMPLATE_RISCV_M_MODE) == defined(IRQ_TEMPLATE_RISCV_S_MODE)
@@ -208,22 +207,11 @@ static void console_putc(char c)
 		uart_write(UART_MCR, mcr);
 }
 
-static void rv_vprint(const char *fmt, va_list ap)
+/* The board's console (tests/cross/cross_console.h). */
+void cross_console_write(const char *s, unsigned int n)
 {
-	char line[512];  /* the core's longest message is about 250 characters */
-	int n = kvsnprintf(line, sizeof(line), fmt, ap);
-
-	for (int i = 0; i < n && i < (int)sizeof(line) - 1; i++)
-		console_putc(line[i]);
-}
-
-static void __attribute__((format(printf, 1, 2))) rv_print(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	rv_vprint(fmt, ap);
-	va_end(ap);
+	for (unsigned int i = 0; i < n; i++)
+		console_putc(s[i]);
 }
 
 /*
@@ -233,7 +221,7 @@ static void __attribute__((format(printf, 1, 2))) rv_print(const char *fmt, ...)
  */
 static void rv_core_line(int level, const char *line)
 {
-	rv_print("<%d>%s", level, line);
+	cross_print("<%d>%s", level, line);
 }
 
 static __attribute__((noreturn)) void rv_exit(bool pass)
@@ -321,7 +309,7 @@ static const struct proof_uart rv_uart = {
 
 static const struct proof_board rv_board = {
 	.tag = RV_TAG, .irq = UART0_IRQ, .hwirq = UART0_IRQ, .chip = &irq_template_plic_chip, .attach = rv_attach,
-	.uart = &rv_uart, .now_us = rv_now_us, .vprint = rv_vprint,
+	.uart = &rv_uart, .now_us = rv_now_us,
 	.irqs_off = rv_irqs_off, .irqs_on = rv_irqs_on, .chip_pending = rv_chip_pending, .lose = rv_lose,
 };
 
@@ -338,7 +326,7 @@ void rv_trap(unsigned long cause, unsigned long epc, unsigned long tval)
 		irq_template_plic_interrupt();  /* claim, generic_handle_irq, complete what the core did not */
 		return;
 	}
-	rv_print(RV_TAG ": fault: cause 0x%lx at 0x%lx, tval 0x%lx\n", cause, epc, tval);
+	cross_print(RV_TAG ": fault: cause 0x%lx at 0x%lx, tval 0x%lx\n", cause, epc, tval);
 	rv_exit(false);
 }
 
@@ -358,7 +346,7 @@ void rv_main(unsigned long hart)
 	uart_write(UART_MCR, UART_MCR_OUT2);
 	/* Untrusted from the firmware: a hart this program's PLIC map does not serve stops it. */
 	if (hart >= RV_MAX_HARTS) {
-		rv_print(RV_TAG ": hart id %lu from the firmware: out of range\n", hart);
+		cross_print(RV_TAG ": hart id %lu from the firmware: out of range\n", hart);
 		rv_exit(false);
 	}
 	rv_hart = (unsigned int)hart;
@@ -370,7 +358,7 @@ void rv_main(unsigned long hart)
 	 */
 	irq_template_set_console(rv_core_line);
 	irq_template_set_cpu_id(rv_cpu_id);
-	rv_print(RV_TAG ": kernel/irq on RV64 %s, hart %u, PLIC context %u, template port, QEMU virt\n", RV_MODE,
+	cross_print(RV_TAG ": kernel/irq on RV64 %s, hart %u, PLIC context %u, template port, QEMU virt\n", RV_MODE,
 		    rv_hart, rv_context);
 	irq_core_init();
 	/*

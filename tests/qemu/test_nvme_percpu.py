@@ -152,7 +152,11 @@ def test_two_cpus_write_through_their_queues_at_once_and_the_host_finds_both_pat
         cpu1_line, irqs = per_cpu(g, q2["line"])
         cpu0_line, _ = per_cpu(g, q1["line"])
         print(f"line {q2['line']} (CPU 1's pair) per CPU {cpu1_line}; line {q1['line']} (CPU 0's) {cpu0_line}")
-        assert cpu1_line[0] == 0 and cpu1_line[1] >= q2["irq"] // 2 > 0, irqs
+        # Routing, not a share: every interrupt of CPU 1's line was taken on CPU 1. How many of the
+        # pair's completions a poll took first is time under multi-threaded TCG (no icount here);
+        # test_nvme.py judges a healthy queue's polled share in guest time, test_loaded.py under
+        # host load with tools/vcpuwatch.
+        assert cpu1_line[0] == 0 and cpu1_line[1] > 0 and q2["irq"] > 0, irqs
         assert cpu0_line[1] == 0 and cpu0_line[0] > 0, irqs
     halt_and_check(g, path, original)
 

@@ -78,22 +78,48 @@ static bool verified(const struct sim_dev *d)
 	return (__atomic_load_n(&d->exp->state, __ATOMIC_RELAXED) & IRQ_EXP_VERIFIED) != 0;
 }
 
+/* A case in which nothing may be judged: the token still verified, no episode, nothing said with @said. */
+static void assert_trust_kept(const struct sim_dev *d, const char *said)
+{
+	assert_true(verified(d));
+	assert_int_equal(d->exp->action->health.episodes, 0);
+	assert_false(irq_host_log_contains(said));
+}
+
+/*
+ * Every case's set-up: the machine of @opt (NULL: one CPU, the tick), the
+ * line, @d attached to it and running. With two CPUs the line's
+ * interrupts go to CPU 1 (LINE_CPU).
+ */
+static void start_device(void **state, struct sim_dev *d, const struct sim_options *opt)
+{
+	sim_case_start(state, opt);
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	if (opt && opt->cpus > 1) {
+		assert_int_equal(irq_set_affinity(LINE, 1u << LINE_CPU), 0);
+		assert_int_equal(sim_line(LINE)->cpu, LINE_CPU);
+	}
+	assert_int_equal(sim_dev_attach(d), 0);
+	sim_dev_start(d, 0);
+}
+
+/* An expecting device started as above and run until its token is verified, the log cleared. */
+static void start_verified(void **state, struct sim_dev *d, const struct sim_options *opt)
+{
+	start_device(state, d, opt);
+	assert_non_null(d->exp);
+	sim_run_for(WARMUP_NS);
+	assert_true(verified(d));
+	assert_int_equal(d->by_poll, 0);
+	irq_host_log_clear();
+}
+
 /* Two CPUs, the device's line on CPU 1, the device running until its token is verified. */
 static void start_on_cpu1(void **state, struct sim_dev *d, bool tick)
 {
 	struct sim_options opt = { .cpus = 2, .no_tick = !tick };
 
-	sim_case_start(state, &opt);
-	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
-	assert_int_equal(irq_set_affinity(LINE, 1u << LINE_CPU), 0);
-	assert_int_equal(sim_line(LINE)->cpu, LINE_CPU);
-	assert_int_equal(sim_dev_attach(d), 0);
-	assert_non_null(d->exp);
-	sim_dev_start(d, 0);
-	sim_run_for(WARMUP_NS);
-	assert_true(verified(d));
-	assert_int_equal(d->by_poll, 0);
-	irq_host_log_clear();
+	start_verified(state, d, &opt);
 }
 
 /*
@@ -160,9 +186,7 @@ static void stalled_cpu_holds_the_interrupt(void **state, bool tick, bool slow)
 		assert_int_equal(d.timeouts, 0);
 		assert_int_equal(d.double_completions, 0);
 		/* The verdicts: nothing lost, nothing announced, still verified. */
-		assert_true(verified(&d));
-		assert_int_equal(d.exp->action->health.episodes, 0);
-		assert_false(irq_host_log_contains("expected interrupt lost"));
+		assert_trust_kept(&d, "expected interrupt lost");
 		assert_false(irq_host_log_contains("on polling"));
 		if (slow) {
 			/* Polls took the work the stall held back, and their verdicts waited for CPU 1. */
@@ -275,9 +299,7 @@ static void a_driver_time_out_while_the_cpu_stands_still_is_not_a_lost_interrupt
 	assert_true(d.timeouts >= 1);  /* (2: the next command, started at the first time-out, waits for CPU 1 too) */
 	/* The verdict: not judged, not announced, the trust kept. */
 	assert_true(d.exp->completions_stalled - stalled >= d.timeouts);
-	assert_true(verified(&d));
-	assert_int_equal(d.exp->action->health.episodes, 0);
-	assert_false(irq_host_log_contains("timed out"));
+	assert_trust_kept(&d, "timed out");
 	sim_dev_detach(&d);
 }
 
@@ -318,9 +340,7 @@ static void a_driver_time_out_while_the_line_cpu_is_inside_the_handlers_is_not_a
 	desc->status &= ~IRQS_INPROGRESS;
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	assert_int_equal(d.exp->completions_stalled, stalled + 1);
-	assert_true(verified(&d));
-	assert_int_equal(d.exp->action->health.episodes, 0);
-	assert_false(irq_host_log_contains("timed out"));
+	assert_trust_kept(&d, "timed out");
 	sim_dev_detach(&d);
 }
 
@@ -357,6 +377,20 @@ static void start_a_command_at(struct sim_dev *d, uint64_t at_ns)
 }
 
 /*
+ * The watched device on CPU 1, a command started 2 ms before the first
+ * watch poll (watch_interval_ns after watch_irq), so that a stall begun now
+ * holds the interrupt of work that poll finds; RETURNS the action's watch.
+ */
+static const struct irq_watch *start_watched_before_its_first_poll(void **state, struct sim_dev *d)
+{
+	struct sim_options opt = { .cpus = 2 };
+
+	start_device(state, d, &opt);
+	start_a_command_at(d, sim_case_policy(state)->watch_interval_ns - 2 * SIM_MS);
+	return &irq_to_desc(LINE)->action->watch;
+}
+
+/*
  * IRQ watching: a watched device on CPU 1 has work every 10 ms; CPU 1 stops
  * as a command starts, 2 ms before the first watch poll (0.5 s after
  * watch_irq), which finds the work whose interrupt waits for CPU 1. The watch window (20 ms) ends
@@ -368,21 +402,13 @@ static void a_watched_line_whose_cpu_stops_is_not_put_on_polling(void **state)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(stalls_ns) / sizeof(stalls_ns[0]); i++) {
-		struct sim_options opt = { .cpus = 2 };
 		struct sim_dev d = watched();
 		const struct irq_watch *w;
 		uint64_t held;
 
 		if (i)
 			sim_reset();
-		sim_case_start(state, &opt);
-		assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
-		assert_int_equal(irq_set_affinity(LINE, 1u << LINE_CPU), 0);
-		assert_int_equal(sim_dev_attach(&d), 0);
-		sim_dev_start(&d, 0);
-		/* The first watch poll comes watch_interval_ns after watch_irq: a command and the stall 2 ms before. */
-		start_a_command_at(&d, sim_case_policy(state)->watch_interval_ns - 2 * SIM_MS);
-		w = &irq_to_desc(LINE)->action->watch;
+		w = start_watched_before_its_first_poll(state, &d);
 		held = sim_line(LINE)->stalled_takes;
 		sim_cpu_stall(LINE_CPU, stalls_ns[i]);
 		sim_run_for(stalls_ns[i] + AFTER_NS);
@@ -405,18 +431,11 @@ static void a_watched_line_whose_cpu_stops_is_not_put_on_polling(void **state)
 /* The same device's interrupts misrouted away during a stall: once CPU 1 runs, the finds are polled. */
 static void a_watched_line_that_loses_its_interrupts_during_a_stall_is_judged_once_the_cpu_runs(void **state)
 {
-	struct sim_options opt = { .cpus = 2 };
 	struct sim_dev d = watched();
 	const struct irq_watch *w;
 	uint64_t stall = 50 * SIM_MS;
 
-	sim_case_start(state, &opt);
-	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
-	assert_int_equal(irq_set_affinity(LINE, 1u << LINE_CPU), 0);
-	assert_int_equal(sim_dev_attach(&d), 0);
-	sim_dev_start(&d, 0);
-	start_a_command_at(&d, sim_case_policy(state)->watch_interval_ns - 2 * SIM_MS);
-	w = &irq_to_desc(LINE)->action->watch;
+	w = start_watched_before_its_first_poll(state, &d);
 	d.loss_change_at_ns = sim_now();
 	d.loss_ppm_after = SIM_PPM;
 	sim_cpu_stall(LINE_CPU, stall);
@@ -445,13 +464,7 @@ static void a_whole_machine_stopped_with_the_interrupt_pending_loses_nothing(voi
 
 		if (i)
 			sim_reset();
-		sim_case_start(state, NULL);
-		assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
-		assert_int_equal(sim_dev_attach(&d), 0);
-		sim_dev_start(&d, 0);
-		sim_run_for(WARMUP_NS);
-		assert_true(verified(&d));
-		irq_host_log_clear();
+		start_verified(state, &d, NULL);
 		polls = d.by_poll;
 		/* Mid-command: the completion falls in the stall. */
 		sim_run_for(DEV_LATENCY_NS / 2);

@@ -185,27 +185,47 @@ static inline uint64_t template_mtime_at(uint64_t expires_ns)
 	return expires_ns / TEMPLATE_NS_PER_MTIME + (expires_ns % TEMPLATE_NS_PER_MTIME != 0);
 }
 
+/*
+ * The two modes' interrupt enables, by name: the status CSR's global
+ * enable and the interrupt-enable CSR's timer bit. Saving, restoring and
+ * enabling the alarm's interrupt below are the same instructions on
+ * either set; the clock and the alarm differ for real and have a section
+ * each further down.
+ */
 #if defined(IRQ_TEMPLATE_RISCV_M_MODE)
-/* mstatus.MIE (bit 3): machine-mode interrupts enabled. */
-#define TEMPLATE_MSTATUS_MIE 8ul
-/* mie.MTIE (bit 7): the machine timer interrupt enabled. */
-#define TEMPLATE_MIE_MTIE 0x80ul
+#define TEMPLATE_CSR_STATUS "mstatus"
+#define TEMPLATE_STATUS_IE  8ul     /* mstatus.MIE (bit 3): machine-mode interrupts enabled */
+#define TEMPLATE_CSR_IE     "mie"
+#define TEMPLATE_IE_TIMER   0x80ul  /* mie.MTIE (bit 7): the machine timer interrupt enabled */
+#else /* IRQ_TEMPLATE_RISCV_S_MODE */
+#define TEMPLATE_CSR_STATUS "sstatus"
+#define TEMPLATE_STATUS_IE  2ul     /* sstatus.SIE (bit 1): supervisor-mode interrupts enabled */
+#define TEMPLATE_CSR_IE     "sie"
+#define TEMPLATE_IE_TIMER   0x20ul  /* sie.STIE (bit 5): the supervisor timer interrupt (scause 5) enabled */
+#endif
 
-/* Clear MIE; RETURNS nonzero if it was set. */
+/* Clear the mode's interrupt enable (csrrci mstatus, 8 / sstatus, 2); RETURNS nonzero if it was set. */
 static inline unsigned long template_irq_save(void)
 {
-	unsigned long mstatus;
+	unsigned long status;
 
-	__asm__ volatile("csrrci %0, mstatus, 8" : "=r"(mstatus) : : "memory");
-	return mstatus & TEMPLATE_MSTATUS_MIE;
+	__asm__ volatile("csrrci %0, " TEMPLATE_CSR_STATUS ", %1" : "=r"(status) : "K"(TEMPLATE_STATUS_IE) : "memory");
+	return status & TEMPLATE_STATUS_IE;
 }
 
 static inline void template_irq_restore(unsigned long were_enabled)
 {
 	if (were_enabled)
-		__asm__ volatile("csrsi mstatus, 8" : : : "memory");
+		__asm__ volatile("csrsi " TEMPLATE_CSR_STATUS ", %0" : : "K"(TEMPLATE_STATUS_IE) : "memory");
 }
 
+/* After an alarm is set: an alarm that cannot interrupt would hang the defences silently. */
+static inline void template_timer_irq_enable(void)
+{
+	__asm__ volatile("csrs " TEMPLATE_CSR_IE ", %0" : : "r"(TEMPLATE_IE_TIMER) : "memory");
+}
+
+#if defined(IRQ_TEMPLATE_RISCV_M_MODE)
 /*
  * The CLINT: mtime, and per hart mtimecmp; the machine timer interrupt is
  * pending while mtime >= mtimecmp (Privileged Architecture 3.2.1). PORT:
@@ -255,8 +275,7 @@ static void template_clint_set_alarm(uint64_t expires_ns)
 		mtimecmp[0] = (uint32_t)cmp;
 	}
 #endif
-	/* An alarm that cannot interrupt would hang the defences silently: enable it here. */
-	__asm__ volatile("csrs mie, %0" : : "r"(TEMPLATE_MIE_MTIE) : "memory");
+	template_timer_irq_enable();
 }
 
 /* mhartid: dense from 0 on QEMU virt. PORT: map it if your harts are not (SiFive U54: 1-4). */
@@ -272,26 +291,6 @@ static inline unsigned int template_default_cpu_id(void)
 #define TEMPLATE_DEFAULT_ALARM template_clint_set_alarm
 
 #else /* IRQ_TEMPLATE_RISCV_S_MODE */
-/* sstatus.SIE (bit 1): supervisor-mode interrupts enabled. */
-#define TEMPLATE_SSTATUS_SIE 2ul
-/* sie.STIE (bit 5): the supervisor timer interrupt (scause 5) enabled. */
-#define TEMPLATE_SIE_STIE 0x20ul
-
-/* Clear SIE; RETURNS nonzero if it was set. */
-static inline unsigned long template_irq_save(void)
-{
-	unsigned long sstatus;
-
-	__asm__ volatile("csrrci %0, sstatus, 2" : "=r"(sstatus) : : "memory");
-	return sstatus & TEMPLATE_SSTATUS_SIE;
-}
-
-static inline void template_irq_restore(unsigned long were_enabled)
-{
-	if (were_enabled)
-		__asm__ volatile("csrsi sstatus, 2" : : : "memory");
-}
-
 /* The time CSR (rdtime): mtime, readable in S-mode once M-mode set mcounteren.TM. */
 static uint64_t template_time_csr_now_ns(void)
 {
@@ -332,7 +331,7 @@ static void template_sstc_set_alarm(uint64_t expires_ns)
 	__asm__ volatile("csrw 0x15d, %0" : : "r"((uint32_t)(cmp >> 32)) : "memory");
 	__asm__ volatile("csrw 0x14d, %0" : : "r"((uint32_t)cmp) : "memory");
 #endif
-	__asm__ volatile("csrs sie, %0" : : "r"(TEMPLATE_SIE_STIE) : "memory");
+	template_timer_irq_enable();
 }
 #define TEMPLATE_DEFAULT_ALARM template_sstc_set_alarm
 
@@ -376,7 +375,7 @@ static void template_sbi_set_alarm(uint64_t expires_ns)
 		template_sbi_legacy = true;
 		(void)template_sbi_call(TEMPLATE_SBI_LEGACY_SET_TIMER, cmp);
 	}
-	__asm__ volatile("csrs sie, %0" : : "r"(TEMPLATE_SIE_STIE) : "memory");
+	template_timer_irq_enable();
 }
 #define TEMPLATE_DEFAULT_ALARM template_sbi_set_alarm
 #endif
