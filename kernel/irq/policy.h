@@ -158,8 +158,8 @@
  *    has run, 3 ticks of an idle CPU after the poll was due.
  *  - What makes a storm harmful is the CPU time it takes, not its rate
  *    (issue 28): QEMU's HPET comparator asked for 50,000 a second
- *    delivers 100,000 (with duplicates), each interrupt's flow about 4 us
- *    under -icount shift=3 and its entry and exit about 2 more: 56 % of
+ *    delivers 100,000 (with duplicates), each interrupt's flow about 4.7 us
+ *    under -icount shift=3 and its entry and exit about 1 more: 57 % of
  *    the CPU gone, under the 1,500-a-window bound. So a window that passes
  *    storm_cpu_after_irqs (32) interrupts has storm_cpu_samples (4) of its
  *    runs timed (the flow and handlers, from generic_handle_irq; the
@@ -168,10 +168,14 @@
  *    of the window, it is a storm, whatever its rate: the 200,000 a second
  *    HPET storm is throttled about 4 ms into its first window, the 50,000 a
  *    second one too. The share is of the flow's time, which leaves out the
- *    interrupt's entry and exit (a third more under TCG): 25 % of flow
- *    time is about a third of the CPU lost. A comparator at 20,000 a second
- *    takes about a fifth of the CPU, its runs a seventh: no storm by this
- *    rule, by design (make bench-storm shows it). Not timed, and never a storm by its time: a line whose
+ *    interrupt's entry and exit: on x86 130 of the 720 guest instructions
+ *    an HPET storm's interrupt takes (tools/guestprof/prof_storm.py), so
+ *    25 % of flow time is about 30 % of the CPU lost. A comparator at
+ *    20,000 a second (40,000 interrupts a second with QEMU's duplicates)
+ *    is no storm by this rule: its runs take 9-19 % of a CPU, the whole
+ *    interrupts 23 %, no more than the simulator's healthy fast device
+ *    (100,000 a second at 2 us, 20 %), which no lower share could leave
+ *    alone (docs/storms.md). Not timed, and never a storm by its time: a line whose
  *    every driver expects its interrupts (IRQ expecting: the device
  *    interrupts for commands it was given, a PIO disk doing its transfers
  *    in its handler takes a third of a CPU at full speed), and the line of

@@ -32,8 +32,11 @@ STORM_SOURCES = {
     "e1000-storm/ioapic": "e1000 holds shared level IRQ 11 (QEMU throttles re-delivery)",
     "spurious-flood": "edge self-IPIs on IRQ 14's vector, 20,000/s",
     "hpet-storm": "q35: a spare HPET comparator at 200,000/s, every interrupt claimed (a claimed storm)",
+    "hpet-storm/5000": "the same comparator at 5,000/s",
+    "hpet-storm/10000": "the same comparator at 10,000/s",
     "hpet-storm/20000": "the same comparator at 20,000/s",
     "hpet-storm/50000": "the same comparator at 50,000/s",
+    "hpet-storm/100000": "the same comparator at 100,000/s",
     "hpet-storm/1000000": "the same comparator at 1,000,000/s",
 }
 

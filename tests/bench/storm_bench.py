@@ -30,9 +30,12 @@ Storm sources:
                   claims every interrupt (arch/x86/hpet_storm.c); the claimed-storm defence
                   throttles the line (masked, polled every 1 ms). "interrupts until contained"
                   is the count of the storm window that tripped ("N interrupts in X us"); tejun2010
-                  and mainline have no such defence (the rows say so). Also at 20,000, 50,000 and
-                  1,000,000 a second (hpet-storm/HZ): the defence judges the CPU time the line's
-                  runs take (storm_cpu_pct), not the rate, and says which share they took. "ms
+                  and mainline have no such defence (the rows say so). Also at 5,000, 10,000,
+                  20,000, 50,000, 100,000 and 1,000,000 a second (hpet-storm/HZ): the defence
+                  judges the CPU time the line's runs take (storm_cpu_pct), not the rate, and says
+                  which share they took; the sweep ends with one table, a row per rate, with the
+                  interrupts a second `cpuload` counted beside each CPU share (QEMU's comparator
+                  under -icount delivers unclaimed duplicates beside the claimed periods). "ms
                   until contained" counts from the storm's start at its rate (the driver's "at its
                   rate from" line): QEMU 7.2's comparator gives one interrupt at once and the
                   periodic ones about 0.6 s of guest time later, which the figure before issue 28
@@ -73,7 +76,7 @@ SOURCES = {
     # line None: read from the fault's own message (the spare comparator's GSI)
     "hpet-storm": ("", [], None, "hpet-storm", r"hpet-storm: HPET comparator \d+ periodic at \d+/s on GSI (\d+)"),
 }
-HPET_RATES = (20000, 50000, 1000000)  # hpet-storm/HZ: the same storm at other comparator rates
+HPET_RATES = (5000, 10000, 20000, 50000, 100000, 1000000)  # hpet-storm/HZ: the same storm at other rates
 for _hz in HPET_RATES:
     SOURCES[f"hpet-storm/{_hz}"] = ("", [], None, f"hpet-storm:{_hz}",
                                     r"hpet-storm: HPET comparator \d+ periodic at \d+/s on GSI (\d+)")
@@ -82,7 +85,8 @@ CLAIMED = {name for name in SOURCES if name.startswith("hpet-storm")}  # claimed
 CLAIMED_RX = r"irq {line}: (\d+) interrupts in (\d+) us, \d+ claimed \(bound \d+ in \d+ ms\), their runs (\d+) % of a CPU(.*)$"
 RATE_RX = r"hpet-storm: interrupts at its rate from (\d+\.\d+) s"
 NOT_A_STORM_S = 20                   # host seconds a claimed storm gets to trip before it is called no storm
-LOAD_RX = re.compile(r"([\d.]+) % of the CPU lost to interrupts \((\d+) delivered")
+LOAD_RX = re.compile(r"([\d.]+) % of the CPU lost to interrupts \((\d+) delivered, (\d+)/s\)")
+last_rate = {}                       # the interrupts a second of the last cpuload (every line's)
 
 
 def stamp_of(g, pattern, start, timeout):
@@ -98,6 +102,7 @@ def cpuload(g):
     m = LOAD_RX.search(out)
     if not m:
         raise RuntimeError(out)
+    last_rate["per_s"] = int(m.group(3))
     return float(m.group(1))
 
 
@@ -139,7 +144,8 @@ def run(image, source, policy):
                 t_trip, m = stamp_of(g, CLAIMED_RX.format(line=line), start, NOT_A_STORM_S)
             except GuestTimeout:
                 # Its runs never took storm_cpu_pct of a window (nor the rate bound): no storm by the rule.
-                fig = {"mode": "IO-APIC", "base": base, "never": True, "after": cpuload(g)}
+                fig = {"mode": "IO-APIC", "base": base, "never": True, "after": cpuload(g),
+                       "after_per_s": last_rate.get("per_s")}
                 return fig
             irqs, rest = int(m.group(2)), m.group(5)
             t_on, share = t_rate, int(m.group(4))
@@ -155,6 +161,7 @@ def run(image, source, policy):
             fig["share"] = share
         g.wait_for(r"irqkit> ", 30, start)
         fig["after"] = cpuload(g)
+        fig["after_per_s"] = last_rate.get("per_s") if fig["after"] is not None else None
         if fig["after"] is None:
             fig["after_note"] = "livelock"
             return fig
@@ -189,7 +196,9 @@ def before_share(image, source):
         if source in CLAIMED:
             g.wait_for(RATE_RX, 120, start)   # QEMU's comparator starts its periodic interrupts ~0.6 s later
         share = cpuload(g)
-        return share, "livelock" if share is None else f"{share:.1f} %"
+        if share is None:
+            return None, "livelock"
+        return share, f"{share:.1f} % ({last_rate['per_s']}/s)"
     except GuestTimeout:
         return None, "livelock"
     finally:
@@ -209,6 +218,11 @@ def irqpoll_cost(image, policy):
         finally:
             g.kill()
     return shares[0::2] + shares[1::2]   # without, with, then the two boots' interrupt modes
+
+
+def hz_of(source):
+    """The comparator rate of an hpet-storm source (the bare one runs at the fault's default)."""
+    return int(source.split("/")[1]) if "/" in source else 200000
 
 
 def fmt_s(v):
@@ -232,9 +246,9 @@ def main():
         print(f"bench-storm: -icount shift={ICOUNT_SHIFT},sleep=off, `cpuload {LOAD_MS}` "
               f"(busy loop, interrupts on vs off), storm injected at the shell")
         for source in args.sources.split(","):
-            _, before = before_share(image, source)
+            share, before = before_share(image, source)
             figs = {p: run(image, source, p) for p in profiles}
-            out["sources"][source] = {"before": before, "profiles": figs}
+            out["sources"][source] = {"before": before, "before_share": share, "profiles": figs}
             print(f"\n{source}:")
             print(f"  {'figure':42s}" + "".join(f"{p:>14s}" for p in profiles))
             if all("na" in f for f in figs.values()):
@@ -268,6 +282,21 @@ def main():
             print(f"  {'figure':42s}" + "".join(f"{p:>14s}" for p in profiles))
             print(f"  {'CPU lost without irqpoll':42s}" + "".join(f"{cost[p][0]:>12.1f} %" for p in profiles))
             print(f"  {'CPU lost with irqpoll':42s}" + "".join(f"{cost[p][1]:>12.1f} %" for p in profiles))
+        sweep = [s for s in args.sources.split(",") if s in CLAIMED and "irqkit" in profiles]
+        if sweep:
+            print("\nhpet-storm by comparator rate (irqkit; CPU lost with the interrupts a second cpuload counted):")
+            print(f"  {'rate':>10s} {'contained after':>26s} {'its runs':>9s} {'CPU lost before':>22s} "
+                  f"{'CPU lost after':>32s}")
+            for source in sorted(sweep, key=hz_of):
+                d = out["sources"][source]
+                f = d["profiles"]["irqkit"]
+                if "na" in f:
+                    continue
+                after = "livelock" if f.get("after") is None else (f"{f['after']:.1f} % ({f['after_per_s']}/s)" +
+                                                                     (" not contained" if f.get("never") else ""))
+                contained = "never" if f.get("never") else f"{f['irqs']} irqs, {f['ms']:.1f} ms"
+                runs = "-" if f.get("never") else f"{f['share']} %"
+                print(f"  {hz_of(source):>8,d}/s {contained:>26s} {runs:>9s} {d['before']:>22s} {after:>32s}")
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
