@@ -39,6 +39,7 @@ void halt_system(const char *why)
 {
 	cpu_cli();
 	smp_stop_other_cpus();
+	printk_flush_lines();
 	pr_emerg("System halted: %s\n", why);
 	kernel_exit(KEXIT_PANIC);
 }

@@ -200,11 +200,9 @@ static int cmd_dmesg(int argc, char **argv)
 	size_t n;
 
 	(void)argc; (void)argv;
-	while ((n = log_read(&pos, buf, sizeof(buf))) > 0) {
-		unsigned long flags = irq_save_flags();
-		console_write(buf, n);
-		irq_restore_flags(flags);
-	}
+	/* Through cprintf: the log's lines reach the console whole, whatever the chunk cut. */
+	while ((n = log_read(&pos, buf, sizeof(buf))) > 0)
+		cprintf("%.*s", (int)n, buf);
 	return 0;
 }
 

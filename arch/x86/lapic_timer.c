@@ -34,8 +34,9 @@
 /* Tunables of the calibration and of the device, with their reasons. */
 enum lapic_timer_tunables {
 	LT_CAL_PIT_TICKS = 11932,       /* ~10 ms of PIT cycles per calibration run (as tsc.c) */
-	LT_CAL_RUNS = 7,                /* runs; the median is the rate, the middle three judge it */
-	LT_CAL_AGREE_PPM = 20000,       /* the middle three runs agree within 2%: reliable */
+	LT_CAL_RUNS = 7,                /* runs at first; the lowest two give the rate and judge it */
+	LT_CAL_RUNS_MAX = 49,           /* more (up to ~0.5 s) while the lowest two disagree: a busy host */
+	LT_CAL_AGREE_PPM = 20000,       /* the lowest two runs agree within 2%: reliable */
 	LT_MIN_HZ = 1000000,            /* a timer slower than 1 MHz after /16 is no real LAPIC */
 	LT_RATING_RELIABLE = 150,       /* above the PIT's 100 and the HPET comparator's 90 */
 	LT_RATING_UNRELIABLE = 50,      /* below the PIT: registered but never preferred */
@@ -96,27 +97,46 @@ static uint32_t measure_once(void)
 	return LT_COUNT_MAX - left;
 }
 
-/* Measures the rate; RETURNS Hz (0 if the counter does not move), *spread_ppm of the middle runs. */
+/* Puts @v into the sorted @runs[0..@n) (ascending). */
+static void insert_run(uint32_t *runs, int n, uint32_t v)
+{
+	int j = n;
+
+	for (; j > 0 && v < runs[j - 1]; j--)
+		runs[j] = runs[j - 1];
+	runs[j] = v;
+}
+
+/* How far the second lowest of the sorted @runs lies above the lowest, in ppm of the lowest. */
+static uint32_t low_spread_ppm(const uint32_t *runs)
+{
+	return runs[0] ? (uint32_t)((uint64_t)(runs[1] - runs[0]) * PPM / runs[0]) : PPM;
+}
+
+/*
+ * Measures the rate; RETURNS Hz (0 if the counter does not move), *spread_ppm of the lowest runs.
+ * A run counts the timer from its start, before the PIT's gate opens, to the moment the CPU
+ * reads it after seeing the PIT's output rise: a CPU that stands still in between (a virtual
+ * CPU its host deschedules, an SMI) only adds counts, never takes any away. So the lowest runs
+ * are the true ones, and the rest were stretched by stalls (by a random amount: two stretched
+ * runs seldom agree): the lowest gives the rate, and the next one must agree with it. While it
+ * does not (a busy host stretched most runs), more runs are made, up to LT_CAL_RUNS_MAX; a quiet
+ * host (or QEMU under -icount) agrees after the first 7. A PIT wait cut short by its spin limit
+ * (a broken PIT) gives one low run that the next does not confirm: unreliable.
+ */
 static uint32_t calibrate(uint32_t *spread_ppm)
 {
-	uint32_t runs[LT_CAL_RUNS];
+	uint32_t runs[LT_CAL_RUNS_MAX];
 	unsigned long flags = irq_save_flags();
-	uint32_t lo, hi, median;
+	int n = 0;
 
-	for (int r = 0; r < LT_CAL_RUNS; r++)
-		runs[r] = measure_once();
+	while (n < LT_CAL_RUNS || (n < LT_CAL_RUNS_MAX && low_spread_ppm(runs) > LT_CAL_AGREE_PPM)) {
+		insert_run(runs, n, measure_once());
+		n++;
+	}
 	irq_restore_flags(flags);
-	for (int i = 1; i < LT_CAL_RUNS; i++)
-		for (int j = i; j > 0 && runs[j] < runs[j - 1]; j--) {
-			uint32_t t = runs[j];
-			runs[j] = runs[j - 1];
-			runs[j - 1] = t;
-		}
-	median = runs[LT_CAL_RUNS / 2];
-	lo = runs[LT_CAL_RUNS / 2 - 1];
-	hi = runs[LT_CAL_RUNS / 2 + 1];
-	*spread_ppm = median ? (uint32_t)((uint64_t)(hi - lo) * PPM / median) : PPM;
-	return (uint32_t)((uint64_t)median * PIT_HZ / LT_CAL_PIT_TICKS);
+	*spread_ppm = low_spread_ppm(runs);
+	return (uint32_t)((uint64_t)runs[0] * PIT_HZ / LT_CAL_PIT_TICKS);
 }
 
 /* ------------------------------------------------------------------------

@@ -111,6 +111,7 @@ void x86_exception(struct trap_frame *f)
 	bool fatal = !(v == X86_TRAP_BP || v == X86_TRAP_NMI);
 
 	exception_counts[v]++;
+	this_cpu()->trap_depth++;   /* printk gives its lines a buffer of their own (kernel/printk.c) */
 	if (++exception_depth > 1) {
 		/* An exception while reporting one: say the least and stop. */
 		panic_raw("nested exception while reporting an exception; halting");
@@ -119,6 +120,7 @@ void x86_exception(struct trap_frame *f)
 	exception_depth--;
 	if (!fatal) {
 		pr_emerg("  resuming after %s\n", exception_names[v]);
+		this_cpu()->trap_depth--;
 		return;
 	}
 	halt_system("fatal exception");

@@ -4,8 +4,10 @@
  * console, the VGA text screen and the in-memory log ring (dmesg).
  *
  * CONTEXT: any, including interrupt handlers and exception handlers. Output
- * is serialised with interrupts disabled; a message is never interleaved
- * with another one.
+ * is serialised with interrupts disabled, and the console gets whole lines
+ * only: a message or cprintf piece that does not end its line waits in a
+ * buffer of its own CPU and context level until its line is whole, so a
+ * line is never interleaved with another one (kernel/printk.c).
  */
 #ifndef KERNEL_PRINTK_H
 #define KERNEL_PRINTK_H
@@ -71,6 +73,13 @@ void printk_input_refresh(void);
 #define pr_warn(...)  printk(LOG_WARN, __VA_ARGS__)
 #define pr_info(...)  printk(LOG_INFO, __VA_ARGS__)
 #define pr_debug(...) printk(LOG_DEBUG, __VA_ARGS__)
+
+/*
+ * printk_flush_lines - write every line still being built, on every CPU and
+ * context, each marked as cut. For a halt: the contexts that built them will
+ * not run again. CONTEXT: any (other CPUs stopped, or about to be).
+ */
+void printk_flush_lines(void);
 
 /* panic - print "Kernel panic: <msg>" with a backtrace and halt for good. */
 __attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);

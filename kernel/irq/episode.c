@@ -156,8 +156,10 @@ void __irq_health_remind(struct irq_desc *desc, uint64_t now)
 	if (desc->def.misroute.active && now - desc->def.fixup_last_ns >= p->health_misroute_window_ns)
 		__irq_health_end(desc, NULL, &desc->def.misroute,
 				 "irqfixup found none of its work on other lines lately: misroute over", now);
+#if IRQ_FLOOD || IRQ_STORM
 	if (irq_health_remind_due(&desc->def.storm, now, every))
 		__irq_health_remind_one(desc, NULL, &desc->def.storm, now);
+#endif
 	if (irq_health_remind_due(&desc->def.misroute, now, every))
 		__irq_health_remind_one(desc, NULL, &desc->def.misroute, now);
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
@@ -166,7 +168,9 @@ void __irq_health_remind(struct irq_desc *desc, uint64_t now)
 	/* What is due next; an episode that begins meanwhile brings it forward (__irq_health_begin). */
 	if (desc->def.misroute.active && desc->def.fixup_last_ns + p->health_misroute_window_ns < at)
 		at = desc->def.fixup_last_ns + p->health_misroute_window_ns;
+#if IRQ_FLOOD || IRQ_STORM
 	at = irq_health_next_remind(&desc->def.storm, every, at);
+#endif
 	at = irq_health_next_remind(&desc->def.misroute, every, at);
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 		at = irq_health_next_remind(&a->health, every, at);

@@ -1161,10 +1161,13 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 				 * would be a timer event of its own. Then once per
 				 * recheck.
 				 */
+#if IRQ_TICK_LOOK
 				if (tick) {
 					if (at > desc->def.tick_due_ns)
 						continue;  /* the tick looks at it: no timer */
-				} else if (recheck && at > desc->def.verified_check_ns && recheck_at > at) {
+				} else
+#endif
+				 if (recheck && at > desc->def.verified_check_ns && recheck_at > at) {
 					at = recheck_at;  /* young at the last look: not due before the next */
 				}
 			}

@@ -108,11 +108,11 @@ IRQ_ALWAYS_INLINE irqreturn_t handle_irq_event(struct irq_desc *desc, unsigned l
 	__irq_poll_want_moved(desc);  /* the run may have changed any defence's state */
 
 	*flags = irq_port_lock_irqsave(&desc->lock);
-	now = polled && desc->def.poll_claims_open ? __irq_run_clock_owner(desc) : 0;
+	now = polled && irq_line_claims_open(desc) ? __irq_run_clock_owner(desc) : 0;
 	/* Before IRQS_INPROGRESS goes: this CPU owns the run's clock no more (internals.h). */
 	__atomic_store_n(&desc->run_clock_cpu, 0, __ATOMIC_RELAXED);
 	desc->status &= ~IRQS_INPROGRESS;
-	if (polled && desc->def.poll_claims_open)
+	if (polled && irq_line_claims_open(desc))
 		__irq_hooks->poll_claims_done(desc, now);  /* expecting's (core.h) */
 	return ret;
 }
@@ -178,7 +178,7 @@ void __irq_schedule_resend(struct irq_desc *desc)
 
 void __irq_enable_line(struct irq_desc *desc)
 {
-	if (desc->def.flood_off)
+	if (irq_line_flood_off(desc))
 		return;  /* off for flooding: the flood defence re-enables it (spurious.c) */
 	desc->status &= ~IRQS_DISABLED;
 	if (irq_trace_enabled())  /* as __irq_unmask (chip.c), which the flows' file keeps */

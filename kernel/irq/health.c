@@ -25,12 +25,14 @@ static unsigned int __irq_line_causes(const struct irq_desc *desc, uint64_t *sin
 
 	*since = 0;
 	*polled = desc->def.polled_claims;
+#if IRQ_FLOOD || IRQ_STORM
 	if (desc->def.storm.active) {
 		causes |= desc->def.storm.cause;
 		*since = desc->def.storm.since_ns;
 		*polled = desc->def.polled_claims - desc->def.storm.polled_at_start;
 		any = true;
 	}
+#endif
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
 		if (!a->health.active)
 			continue;
@@ -68,18 +70,9 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 	flags = irq_port_lock_irqsave(&desc->lock);
 	*out = (struct irq_line_health){
 		.irq = irq,
-		.flood_off = def->flood_off,
-		.floods = def->floods,
-		.failed_tests = def->failed_tests,
-		.failed_tests_total = def->failed_tests_total,
-		.backoff_ns = def->flood_backoff_ns,
-		.reenable_at_ns = def->flood_off ? def->flood_reenable_at_ns : 0,
 		.next_poll_ns = def->poll_at_ns,
 		.polls = def->polls,
 		.poll_skips = def->poll_skips,
-		.tick_looks = def->tick_looks,
-		.tick_polls = def->tick_polls,
-		.tick_stall_waits = def->tick_stall_waits,
 		.cpu = __irq_line_cpu(desc),
 		.poll_runs = __irq_stat_sum(desc, IRQ_STAT_POLLED),
 		.poll_found = def->polled_claims,
@@ -91,6 +84,20 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 		.fixup_last_ns = def->fixup_last_ns,
 		.nr_actions = desc->nr_actions,
 	};
+	/* A left-out defence's figures stay 0 (its state is not in the build). */
+#if IRQ_FLOOD || IRQ_STORM
+	out->flood_off = def->flood_off;
+	out->floods = def->floods;
+	out->failed_tests = def->failed_tests;
+	out->failed_tests_total = def->failed_tests_total;
+	out->backoff_ns = def->flood_backoff_ns;
+	out->reenable_at_ns = def->flood_off ? def->flood_reenable_at_ns : 0;
+#endif
+#if IRQ_TICK_LOOK
+	out->tick_looks = def->tick_looks;
+	out->tick_polls = def->tick_polls;
+	out->tick_stall_waits = def->tick_stall_waits;
+#endif
 	out->causes = __irq_line_causes(desc, &out->since_ns, &out->polled_completions);
 	for (a = desc->action, i = 0; a && i < IRQ_MAX_SHARED; a = a->next, i++) {
 		out->stalled += a->watch.stalled_since_boot;

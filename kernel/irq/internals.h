@@ -125,8 +125,15 @@ typedef unsigned long irq_stat_t;
 typedef uint32_t irq_stat_t;
 #define IRQ_STAT_FOLDS 1
 #endif
-/* Slot size: a power of two (the hot path indexes with a shift), 64 bytes = one cache line of x86. */
+/*
+ * Slot size: with more than one CPU, a power of two (the hot path indexes
+ * with a shift), 64 bytes = one cache line of x86, so that no two CPUs'
+ * slots share a line. With one CPU nothing is shared: the slot is only as
+ * large as its counters (RAM per line: 60 bytes on i686, 64 where a
+ * 64-bit word is aligned to 8 as on Arm, 40 on a 64-bit CPU).
+ */
 #define IRQ_STAT_SLOT_BYTES 64
+#if IRQ_NR_CPUS > 1
 struct irq_cpu_counters {
 	union {
 		struct {
@@ -139,6 +146,15 @@ struct irq_cpu_counters {
 	};
 };
 _Static_assert(sizeof(struct irq_cpu_counters) == IRQ_STAT_SLOT_BYTES, "a counter slot outgrew IRQ_STAT_SLOT_BYTES");
+#else
+struct irq_cpu_counters {
+	irq_stat_t n[IRQ_STAT_NR];
+#if IRQ_STAT_FOLDS
+	uint64_t folded[IRQ_STAT_NR];  /* under the line's lock */
+#endif
+};
+_Static_assert(sizeof(struct irq_cpu_counters) <= IRQ_STAT_SLOT_BYTES, "a counter slot outgrew IRQ_STAT_SLOT_BYTES");
+#endif
 
 /*
  * Slots per line: IRQ_NR_CPUS rounded up to a power of two, so that the
@@ -177,31 +193,115 @@ struct irq_flood_segment {
 
 /*
  * The defences' state of one line (issue 4). Fields are under desc->lock
- * unless they say otherwise.
+ * unless they say otherwise. Each defence's part exists only in a build
+ * that has the defence (irq_config.h's switches): code that reads
+ * one of them is under the same #if, or asks an accessor below that answers
+ * for a left-out defence. What stays in every build is the poll scheduler's
+ * state (poll.c, irq_sched.h) and the bookkeeping of the polls' runs
+ * (handle.c): irqpoll and irqfixup poll a line with no defence built.
+ * Fields are ordered by size within each part, so that no bool costs a
+ * padded word; the widths are said where they are narrower than the
+ * quantity's type elsewhere.
  */
 struct irq_defence_line {
-	struct irq_flood_segment seg;  /* owner of the run only, see above */
+	/* ---- the poll scheduler (poll.c): every build ---- */
+	uint64_t poll_at_ns;           /* when the poll timer is armed for (0: not armed) */
+	uint64_t last_poll_ns;         /* when the poll timer last polled the line */
+	/*
+	 * What the poll timer was armed for, so its expiry need not work it
+	 * out again (poll.c, __irq_poll_want_moved): the wanted time (before
+	 * the lateness is taken off; 0: none cached) and the generation it
+	 * was computed at (armed_gen, below).
+	 */
+	uint64_t armed_want_ns;
+	uint64_t poll_gap_ns;          /* adaptive gap of the fast polls (poll_adaptive) */
+	uint64_t poll_late_ns;         /* how late its callbacks run after that, on average (poll.c) */
+	uint64_t irqpoll_from_ns;      /* when irqpoll first wanted the line polled (its first poll's base); irqpoll_from_set */
+	struct irq_health_episode misroute; /* irqfixup claims work of this line on other lines' interrupts */
+	uint64_t fixup_last_ns;        /* the latest such claim (the misroute episode ends a window after) */
+	/*
+	 * No reminder (health.c) and no misroute end is due before this
+	 * (0: work it out at the next poll): a lower bound, lowered by every
+	 * episode that begins and worked out again by __irq_health_remind when
+	 * reached, so that the reminders cost a poll one compare.
+	 */
+	uint64_t remind_at_ns;
+	uint64_t polls;                /* poll timer expiries that polled the line */
+	uint64_t poll_skips;           /* expiries that found no poll due yet and only re-armed */
+	uint64_t fixup_claims;         /* unclaimed interrupts elsewhere that this line's handlers claimed (irqfixup) */
+#ifdef IRQ_POLL_WANT_CHECK
+	/*
+	 * The scheduler's shortcuts at work, as the unit tests' evidence (host
+	 * builds with IRQ_POLL_WANT_CHECK only): no reader or report shows
+	 * them, so a real build does not keep them per line.
+	 */
+	uint64_t poll_arms;            /* times the poll timer was armed or moved */
+	uint64_t poll_want_reused;     /* expiries that used the time they were armed for (nothing moved) */
+	uint64_t poll_reruns;          /* polls run at once after one that found work (no timer) */
+	uint64_t fixup_rescues;        /* unclaimed interrupts of this line that irqfixup found a claimer for */
+#endif
+	/* ---- the runs of the polls (handle.c): every build ---- */
+	/* Written by the run's owner without the lock: */
+	uint64_t polled_claims;        /* polls of the line that some action claimed */
+	uint64_t poll_beat;            /* polls that found work while the line's interrupt was pending */
+	/* Under the lock (handle.c, irq_poll_line): */
+	uint64_t poll_deferred;        /* polls that left the work to the line's pending interrupt (ran no handler) */
+	/* The poll-against-interrupt race, counted where it is decided (irq_poll_line): */
+	uint64_t poll_busy;            /* polls that found the line's handlers running (an interrupt's run; on SMP another CPU's) */
+	uint64_t poll_raced;           /* interrupts that arrived while a poll ran the handlers: replayed after it (edge) or re-asserted (level) */
+	uint64_t defer_delivered;      /* stats.delivered + 1 at the latest such poll (0: none yet) */
+	uint64_t poll_clock_ns;        /* irq_poll_line_at's reading, for the run it starts (0: none) */
+	/* The same as poll_at_ns for expect_irq's lock-free path, in one 32-bit
+	 * word that even a 32-bit CPU reads atomically (irq_poll_word_encode).
+	 * Written under the lock. */
+	uint32_t poll_at_word;
+	uint32_t armed_gen;            /* the generation armed_want_ns was computed at */
+	uint32_t want_gen;             /* bumped by every change that may move the wanted poll time */
+#ifdef IRQ_POLL_WANT_CHECK
+	uint32_t want_changing;        /* lock-free changes begun and not yet bumped (the check's own, host only) */
+#endif
+	/* The poll timer's current expiry came stall_ns late or more (poll.c; stall.c's marks read it). */
+	bool poll_fired_late;
+	/* The poll timer's poll runs and reschedules the timer when it is over,
+	 * so an expect_irq from its handlers need not (expect.c). */
+	bool timer_poll_running;
+	bool irqpoll_from_set;         /* irqpoll_from_ns is set */
+	bool last_claim_by_poll;       /* whether the latest claimed run was a poll (run's owner) */
+	/* irq_chip::irq_pending around the current (or latest) poll's run, by its owner (handle.c): */
+	int8_t poll_pending_before;    /* enum irq_pending_answer, sampled before the handlers ran */
+	int8_t poll_pending;           /* YES if either sample said so, NO if both did, else UNKNOWN */
+	bool poll_pending_sampled;     /* poll_pending_before was just asked by irq_poll_line */
+#if IRQ_FLOOD || IRQ_STORM
+	/* ---- the flood defence and the claimed-storm defence (spurious.c) ---- */
 	bool flood_off;                /* disabled at the chip for flooding; polled instead */
 	bool flood_testing;            /* re-enabled to test; the next judged segment decides */
-	uint64_t flood_off_since_ns;   /* start of the current time off */
-	uint64_t flood_reenable_at_ns; /* the next re-enable test (IRQ_POLICY_FOREVER: none) */
-	uint64_t flood_backoff_ns;     /* the next time off (grows on failed tests, shrinks on good segments) */
-	uint32_t floods;               /* flood episodes (storms) since boot; failed tests apart */
-	uint32_t failed_tests;         /* re-enable tests that flooded again, this episode */
-	uint32_t failed_tests_total;   /* the same since boot */
-	struct irq_health_episode storm;  /* the flood (or claimed storm) episode, for health reporting */
 	/*
 	 * Storms of claimed interrupts (spurious.c): the line is off (flood_off,
 	 * flood_testing, the back-off) because its handlers claimed too many,
 	 * not because nobody claimed them.
 	 */
 	bool off_claimed;
-	uint32_t claimed_storms;       /* claimed-storm episodes since boot; failed tests apart */
-	/* Written by the owner of the run only (like seg): the storm window, */
-	uint64_t storm_slowed_ns;      /* when a driver's storm callback last slowed its device (0: never) */
+	struct irq_flood_segment seg;  /* owner of the run only, see above */
+	uint64_t flood_off_since_ns;   /* start of the current time off */
+	uint64_t flood_reenable_at_ns; /* the next re-enable test (IRQ_POLICY_FOREVER: none) */
+	uint64_t flood_backoff_ns;     /* the next time off (grows on failed tests, shrinks on good segments) */
+	struct irq_health_episode storm;  /* the flood (or claimed storm) episode, for health reporting */
+	uint32_t floods;               /* flood episodes (storms) since boot; failed tests apart */
+	uint32_t failed_tests;         /* re-enable tests that flooded again, this episode */
+	uint32_t failed_tests_total;   /* the same since boot */
+	/*
+	 * Written by the owner of the run only (like seg): the storm window.
+	 * The flood defence's quick path keeps it going without the storm
+	 * defence, so that a profile with one finds it counted.
+	 */
 	uint64_t storm_win_start_ns;
 	uint32_t storm_win_irqs;       /* interrupts in the window, claimed or not (the bound counts these) */
 	uint32_t storm_win_claimed;    /* of them, claimed (for the report) */
+#endif
+#if IRQ_STORM
+	/* ---- the claimed-storm defence (spurious.c) ---- */
+	uint64_t storm_slowed_ns;      /* when a driver's storm callback last slowed its device (0: never); owner of the run */
+	uint32_t claimed_storms;       /* claimed-storm episodes since boot; failed tests apart */
 	/*
 	 * The CPU-time test of claimed storms (spurious.c, storm_cpu_pct):
 	 * irq_storm_timed_flow stands in for the line's flow while a window's
@@ -215,13 +315,9 @@ struct irq_defence_line {
 	uint32_t storm_cpu_limit;       /* the window's count at which its runs take storm_cpu_pct of it (0: not known) */
 	uint32_t storm_cpu_pct_seen;    /* the share of a CPU the tripping window's runs took (for the message) */
 	uint32_t storms_by_cpu;         /* claimed storms judged by the CPU time (since boot) */
-	uint64_t poll_at_ns;           /* when the poll timer is armed for (0: not armed) */
-	uint64_t poll_late_ns;         /* how late its callbacks run after that, on average (poll.c) */
-	/* The same for expect_irq's lock-free path, in one 32-bit word that
-	 * even a 32-bit CPU reads atomically (irq_poll_word_encode). Written
-	 * under the lock. */
-	uint32_t poll_at_word;
-	uint64_t last_poll_ns;         /* when the poll timer last polled the line */
+#endif
+#if IRQ_EXPECT
+	/* ---- expecting (expect.c) ---- */
 	/*
 	 * When the poll timer last fired and found no poll due (a busy line's
 	 * verified tokens are then looked at again only a recheck later:
@@ -231,71 +327,27 @@ struct irq_defence_line {
 	 */
 	uint64_t verified_check_ns;
 	uint32_t recheck_word;
-	/*
-	 * What the poll timer was armed for, so its expiry need not work it
-	 * out again (poll.c, __irq_poll_want_moved): the wanted time (before
-	 * the lateness is taken off; 0: none cached) and the generation it
-	 * was computed at.
-	 */
-	uint64_t armed_want_ns;
-	uint32_t armed_gen;
-	uint32_t want_gen;             /* bumped by every change that may move the wanted poll time */
-#ifdef IRQ_POLL_WANT_CHECK
-	uint32_t want_changing;        /* lock-free changes begun and not yet bumped (the check's own, host only) */
+	uint32_t poll_claims_open;     /* tokens set to IRQ_EXP_CLAIM in this run (expect.c settles them) */
 #endif
-	uint64_t poll_gap_ns;          /* adaptive gap of the fast polls (poll_adaptive) */
-	uint64_t poll_arms;            /* times the poll timer was armed or moved */
-	uint64_t polls;                /* poll timer expiries that polled the line */
-	uint64_t poll_skips;           /* expiries that found no poll due yet and only re-armed */
-	uint64_t poll_want_reused;     /* expiries that used the time they were armed for (nothing moved) */
-	uint64_t poll_reruns;          /* polls run at once after one that found work (no timer) */
+#if IRQ_TICK_LOOK
+	/* ---- the tick's look (tick_look.c) ---- */
 	/*
-	 * The host's tick (tick_look.c): when a tick last found one of the
-	 * line's verified tokens expecting past its safety delay (0: never;
-	 * __irq_expect_deadline makes such a token due), the ticks that looked
-	 * at the line, and those that found a token due.
+	 * The host's tick: when a tick last found one of the line's verified
+	 * tokens expecting past its safety delay (0: never; __irq_expect_deadline
+	 * makes such a token due), the ticks that looked at the line, and those
+	 * that found a token due.
 	 */
 	uint64_t tick_due_ns;
 	uint64_t tick_looks;
 	uint64_t tick_polls;
 	/* Of the tick's looks, those that put a due safety poll off: the line's CPU had not run (stall_gate). */
 	uint64_t tick_stall_waits;
-	/* The poll timer's current expiry came stall_ns late or more (poll.c; stall.c's marks read it). */
-	bool poll_fired_late;
-	/* The poll timer's poll runs and reschedules the timer when it is over,
-	 * so an expect_irq from its handlers need not (expect.c). */
-	bool timer_poll_running;
-	uint64_t irqpoll_from_ns;      /* when irqpoll first wanted the line polled (its first poll's base) */
-	bool irqpoll_from_set;         /* irqpoll_from_ns is set */
+#endif
+#if IRQ_WATCH
+	/* ---- watching (watch.c) ---- */
 	unsigned int watching;         /* actions being watched (their counters are looked at on polls) */
 	unsigned int watch_late_open;  /* watched actions with finds awaiting the late verdict (watch.c) */
-	struct irq_health_episode misroute; /* irqfixup claims work of this line on other lines' interrupts */
-	uint64_t fixup_last_ns;        /* the latest such claim (the misroute episode ends a window after) */
-	/*
-	 * No reminder (health.c) and no misroute end is due before this
-	 * (0: work it out at the next poll): a lower bound, lowered by every
-	 * episode that begins and worked out again by __irq_health_remind when
-	 * reached, so that the reminders cost a poll one compare.
-	 */
-	uint64_t remind_at_ns;
-	/* Written by the run's owner without the lock: */
-	uint64_t polled_claims;        /* polls of the line that some action claimed */
-	bool last_claim_by_poll;       /* whether the latest claimed run was a poll */
-	/* irq_chip::irq_pending around the current (or latest) poll's run, by its owner (handle.c): */
-	int8_t poll_pending_before;    /* enum irq_pending_answer, sampled before the handlers ran */
-	int8_t poll_pending;           /* YES if either sample said so, NO if both did, else UNKNOWN */
-	uint32_t poll_claims_open;     /* tokens set to IRQ_EXP_CLAIM in this run (expect.c settles them) */
-	uint64_t poll_beat;            /* polls that found work while the line's interrupt was pending */
-	/* Under the lock (handle.c, irq_poll_line): */
-	uint64_t poll_deferred;        /* polls that left the work to the line's pending interrupt (ran no handler) */
-	/* The poll-against-interrupt race, counted where it is decided (irq_poll_line): */
-	uint64_t poll_busy;            /* polls that found the line's handlers running (an interrupt's run; on SMP another CPU's) */
-	uint64_t poll_raced;           /* interrupts that arrived while a poll ran the handlers: replayed after it (edge) or re-asserted (level) */
-	uint64_t defer_delivered;      /* stats.delivered + 1 at the latest such poll (0: none yet) */
-	bool poll_pending_sampled;     /* poll_pending_before was just asked by irq_poll_line */
-	uint64_t poll_clock_ns;        /* irq_poll_line_at's reading, for the run it starts (0: none) */
-	uint64_t fixup_claims;         /* unclaimed interrupts elsewhere that this line's handlers claimed (irqfixup) */
-	uint64_t fixup_rescues;        /* unclaimed interrupts of this line that irqfixup found a claimer for */
+#endif
 };
 
 /* One interrupt line. */
@@ -305,32 +357,26 @@ struct irq_desc {
 	const struct irq_chip *chip;     /* NULL until irq_set_chip_and_handler */
 	irq_flow_handler_t handle_irq;   /* flow handler; read and swapped atomically */
 	struct irqaction *action;        /* first action; list linked by ->next */
-	unsigned int nr_actions;         /* length of that list */
-	unsigned int depth;              /* disable nesting; 1 while the line has no action */
-	unsigned int status;             /* IRQS_* */
-	unsigned int trigger;            /* IRQ_TYPE_* now programmed */
+	unsigned int depth;              /* disable nesting (at most IRQ_DEPTH_MAX); 1 while the line has no action */
 	irq_cpumask_t affinity;          /* CPUs it may be delivered to (irq_set_affinity); 0 = never set: all */
-	uint64_t unbalanced_enables;     /* enable_irq at depth 0 (rate-limits the warning) */
-	uint64_t bad_line_enables;       /* enable_irq on a line without action */
+	/*
+	 * Narrow fields, side by side so that they share one word (RAM per
+	 * line). Each width holds every value the field can take:
+	 */
+	uint16_t status;                 /* IRQS_*: IRQS_KNOWN_MASK is 6 bits */
+	uint8_t trigger;                 /* IRQ_TYPE_* now programmed: IRQ_TYPE_SENSE_MASK is 4 bits */
+	uint8_t nr_actions;              /* length of the action list: at most IRQ_MAX_SHARED (64) */
+	/*
+	 * Misuse counts that only pace a warning (irq_report_due: the 1st,
+	 * 2nd, 4th ... is said): 16 bits, since a wrap after 65,536 misuses
+	 * only starts the powers of two again (16 more warnings per 65,536
+	 * misuses of one line, still paced).
+	 */
+	uint16_t unbalanced_enables;     /* enable_irq at depth 0 (rate-limits the warning) */
+	uint16_t bad_line_enables;       /* enable_irq on a line without action */
 	/* The current run of the handlers is a poll. Set under the lock by the
 	 * run's owner, read by it alone without the lock (note_interrupt). */
 	bool run_is_poll;
-	/*
-	 * The run's clock (__irq_run_now): one reading of irq_port_now_ns()
-	 * shared by what the run's owner does (unexpect_irq, expect_irq and
-	 * note_interrupt of one interrupt). run_clock_cpu is the owner's
-	 * irq_port_cpu_id() + 1 while the run is in progress, 0 otherwise;
-	 * run_clock_ns the reading (0: none yet). Written only by the owner,
-	 * under the lock at the run's start and end.
-	 * run_clock_cpu is also IRQS_INPROGRESS's mirror for the lock-free
-	 * readers on other CPUs (expect_irq, unexpect_irq: expect.c), which
-	 * may not read desc->status: that is written with plain
-	 * read-modify-writes under the lock, and a lock-free read next to
-	 * those is a data race. Stored atomically, after IRQS_INPROGRESS is
-	 * set and before it is cleared.
-	 */
-	uint32_t run_clock_cpu;
-	uint64_t run_clock_ns;
 	/*
 	 * The counters are per CPU: irq_cpu_stats (above), irq_stat_inc(), __irq_stat_sum().
 	 * Beside them, the line's unclaimed runs once more as one word
@@ -349,6 +395,22 @@ struct irq_desc {
 	 * the read is seen by the next verdict, as an interrupt coming later).
 	 */
 	uint32_t unhandled_word;
+	/*
+	 * The run's clock (__irq_run_now): one reading of irq_port_now_ns()
+	 * shared by what the run's owner does (unexpect_irq, expect_irq and
+	 * note_interrupt of one interrupt). run_clock_cpu is the owner's
+	 * irq_port_cpu_id() + 1 while the run is in progress, 0 otherwise;
+	 * run_clock_ns the reading (0: none yet). Written only by the owner,
+	 * under the lock at the run's start and end.
+	 * run_clock_cpu is also IRQS_INPROGRESS's mirror for the lock-free
+	 * readers on other CPUs (expect_irq, unexpect_irq: expect.c), which
+	 * may not read desc->status: that is written with plain
+	 * read-modify-writes under the lock, and a lock-free read next to
+	 * those is a data race. Stored atomically, after IRQS_INPROGRESS is
+	 * set and before it is cleared.
+	 */
+	uint32_t run_clock_cpu;
+	uint64_t run_clock_ns;
 	/* Replays a pending edge from timer context (after enable_irq, or when
 	 * the replay loop hit IRQ_EDGE_REPLAY_LIMIT). Owned by handle.c. */
 	struct irq_port_timer resend_timer;
@@ -359,6 +421,65 @@ struct irq_desc {
 	/* The defences' state (spurious.c, expect.c, watch.c, poll.c, health.c). */
 	struct irq_defence_line def;
 };
+
+/*
+ * irq_line_flood_off - whether the flood (or claimed-storm) defence has the
+ * line disabled at its chip and polled instead; never in a build without
+ * either defence (the field is not there). Lock held, or the run's owner.
+ */
+static inline bool irq_line_flood_off(const struct irq_desc *desc)
+{
+#if IRQ_FLOOD || IRQ_STORM
+	return desc->def.flood_off;
+#else
+	(void)desc;
+	return false;
+#endif
+}
+
+/* irq_line_flood_testing - whether the line is re-enabled to test after a flood; never without the defences. Lock held. */
+static inline bool irq_line_flood_testing(const struct irq_desc *desc)
+{
+#if IRQ_FLOOD || IRQ_STORM
+	return desc->def.flood_testing;
+#else
+	(void)desc;
+	return false;
+#endif
+}
+
+/* irq_line_claims_open - tokens a poll's run set to IRQ_EXP_CLAIM (0 without expecting). The run's owner, lock held. */
+static inline uint32_t irq_line_claims_open(const struct irq_desc *desc)
+{
+#if IRQ_EXPECT
+	return desc->def.poll_claims_open;
+#else
+	(void)desc;
+	return 0;
+#endif
+}
+
+/* irq_line_watching - actions being watched on the line (0 without watching). Any context (relaxed). */
+static inline unsigned int irq_line_watching(const struct irq_desc *desc)
+{
+#if IRQ_WATCH
+	return __atomic_load_n(&desc->def.watching, __ATOMIC_RELAXED);
+#else
+	(void)desc;
+	return 0;
+#endif
+}
+
+/* irq_line_watch_late_open - watched actions with finds awaiting the late verdict (0 without watching). Any context (relaxed). */
+static inline unsigned int irq_line_watch_late_open(const struct irq_desc *desc)
+{
+#if IRQ_WATCH
+	return __atomic_load_n(&desc->def.watch_late_open, __ATOMIC_RELAXED);
+#else
+	(void)desc;
+	return 0;
+#endif
+}
 
 /* irq_stats_reset - every line's counters of every CPU to 0 (irq_core_init). */
 void irq_stats_reset(void);
@@ -933,6 +1054,13 @@ uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m);
  * builds with IRQ_POLL_WANT_CHECK compute the time anyway and trap when
  * the two differ, so the unit tests prove no change was missed.
  */
+/* IRQ_POLL_COUNT - count one of the scheduler's host-only evidence counters (struct irq_defence_line). */
+#ifdef IRQ_POLL_WANT_CHECK
+#define IRQ_POLL_COUNT(field) ((field)++)
+#else
+#define IRQ_POLL_COUNT(field) ((void)0)
+#endif
+
 static inline void __irq_poll_want_moved(struct irq_desc *desc)
 {
 	__atomic_add_fetch(&desc->def.want_gen, 1, __ATOMIC_SEQ_CST);
@@ -990,7 +1118,7 @@ void __irq_defences_action_removed(struct irq_desc *desc, struct irqaction *acti
 /* __irq_polls_allowed - whether a poll may run the handlers: enabled, or off only for flooding. Lock held. */
 static inline bool __irq_polls_allowed(const struct irq_desc *desc)
 {
-	return !(desc->status & IRQS_DISABLED) || (desc->def.flood_off && desc->depth == 0);
+	return !(desc->status & IRQS_DISABLED) || (irq_line_flood_off(desc) && desc->depth == 0);
 }
 
 /* ---- episode.c (the episodes) and health.c ------------------------------ */

@@ -82,11 +82,11 @@ struct irq_desc;    /* one per line; private to kernel/irq (internals.h) */
  */
 struct irq_health_episode {
 	bool active;               /* an episode is under way */
-	unsigned int cause;        /* IRQ_HEALTH_* of <irq/stats.h> */
+	uint16_t cause;            /* IRQ_HEALTH_* of <irq/stats.h>: 6 bits today, 16 leave room */
+	uint32_t episodes;         /* episodes since boot */
 	uint64_t since_ns;         /* when it began */
 	uint64_t last_remind_ns;   /* when it was last announced or reminded of */
 	uint64_t polled_at_start;  /* completions by polling counted before it began */
-	uint32_t episodes;         /* episodes since boot */
 };
 
 /*

@@ -284,7 +284,7 @@ void disable_irq(unsigned int irq)
 void enable_irq(unsigned int irq)
 {
 	struct irq_desc *desc = irq_api_desc(irq, "enable_irq");
-	uint64_t unbalanced = 0, no_action = 0;
+	uint16_t unbalanced = 0, no_action = 0;
 	unsigned long flags;
 
 	if (!desc)

@@ -203,7 +203,7 @@ static void __irq_poll_arm(struct irq_desc *desc, uint64_t want, uint64_t now, u
 	IRQ_TRACE(IRQ_TEV_POLL_ARM, desc->irq_data.irq, 0, (want - now) / 1000u);
 	def->poll_at_ns = want;
 	__atomic_store_n(&def->poll_at_word, irq_poll_word_encode(want), __ATOMIC_SEQ_CST);
-	def->poll_arms++;
+	IRQ_POLL_COUNT(def->poll_arms);
 }
 
 void __irq_poll_reschedule(struct irq_desc *desc, uint64_t now)
@@ -231,7 +231,7 @@ static uint64_t __irq_poll_want_at_expiry(struct irq_desc *desc, uint64_t armed_
 		    def->armed_gen == __irq_poll_want_gen(desc))
 			__builtin_trap();  /* a change that moved the poll time without __irq_poll_want_moved */
 #endif
-		def->poll_want_reused++;
+		IRQ_POLL_COUNT(def->poll_want_reused);
 		return def->armed_want_ns;
 	}
 	return __irq_poll_want(desc, now);
@@ -303,8 +303,10 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 
 	now = irq_port_now_ns();
 	def->last_poll_ns = now;
+#if IRQ_EXPECT
 	/* A real poll: the recheck (expect.c) counts from here no more. */
 	__atomic_store_n(&def->recheck_word, 0, __ATOMIC_SEQ_CST);
+#endif
 	/*
 	 * The seq_cst store pairs with expect_irq's seq_cst read-modify-write
 	 * of its token's state followed by its seq_cst load of
@@ -352,7 +354,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 			__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
 		}
 		def->polls++;
-		def->poll_reruns++;
+		IRQ_POLL_COUNT(def->poll_reruns);
 		__atomic_store_n(&def->timer_poll_running, true, __ATOMIC_SEQ_CST);
 		chain->polls++;
 	} else {
@@ -448,7 +450,7 @@ bool irq_fixup_try_others(struct irq_desc *desc)
 		irq_port_unlock_irqrestore(&other->lock, flags);
 	}
 	if (claimed)
-		desc->def.fixup_rescues++;
+		IRQ_POLL_COUNT(desc->def.fixup_rescues);
 	return claimed;
 }
 
@@ -475,7 +477,9 @@ static void __irq_sched_line_reset(struct irq_desc *desc)
 	def->misroute.cause = 0;
 	def->poll_at_ns = 0;
 	__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
+#if IRQ_EXPECT
 	__atomic_store_n(&def->recheck_word, 0, __ATOMIC_SEQ_CST);
+#endif
 	def->armed_want_ns = 0;
 	__irq_poll_want_moved(desc);
 	def->poll_gap_ns = 0;

@@ -110,6 +110,7 @@
  */
 #include "irq_sched.h"
 
+#if IRQ_FLOOD || IRQ_STORM
 /*
  * Shift-count bound of a back-off change: 2^63 ns is 292 years, so more
  * than this many doublings cannot mean anything.
@@ -240,6 +241,9 @@ static void irq_flood_judge(struct irq_desc *desc, const struct irq_policy *p, u
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 
+#endif /* IRQ_FLOOD || IRQ_STORM */
+
+#if IRQ_STORM
 /*
  * __irq_storm_throttle - a storm of claimed interrupts that no driver
  * slowed: take the line off interrupts (masked, polled every
@@ -567,6 +571,22 @@ static void irq_storm_account(struct irq_desc *desc, const struct irq_policy *p,
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 
+#else /* !IRQ_STORM */
+/* The claimed-storm defence left out (IRQ_STORM 0): no window is timed, no storm is ever judged. */
+#if IRQ_FLOOD
+static void irq_storm_cpu_window(struct irq_desc *desc)
+{
+	(void)desc;
+}
+#endif
+
+irq_flow_handler_t irq_storm_flow_of(const struct irq_desc *desc, irq_flow_handler_t flow)
+{
+	(void)desc;
+	return flow;
+}
+#endif /* IRQ_STORM */
+
 int irq_set_storm_handler(unsigned int irq, void *dev_id, irq_storm_handler_t fn)
 {
 	struct irq_desc *desc = irq_to_desc(irq);
@@ -594,6 +614,7 @@ int irq_set_storm_handler(unsigned int irq, void *dev_id, irq_storm_handler_t fn
 	return err;
 }
 
+#if IRQ_FLOOD || IRQ_STORM
 /* @a + @b, or UINT64_MAX if that does not fit. */
 static uint64_t irq_add_sat(uint64_t a, uint64_t b)
 {
@@ -625,7 +646,8 @@ static void irq_flood_quick_set(struct irq_desc *desc, const struct irq_policy *
 	seg->quick_claimed = !(IRQ_STORM && p->storm_max_claimed) ? UINT32_MAX
 			     : p->storm_max_claimed < UINT32_MAX ? (uint32_t)p->storm_max_claimed : UINT32_MAX - 1;
 	seg->quick_claimed_fresh = seg->quick_claimed;
-	if (IRQ_STORM && p->storm_max_claimed && p->storm_cpu_pct) {
+#if IRQ_STORM
+	if (p->storm_max_claimed && p->storm_cpu_pct) {
 		/* The CPU-time test looks at storm_cpu_after_irqs, and at the count its timing gave (irq_storm_cpu_look). */
 		bool eligible = irq_storm_cpu_eligible(desc);
 		uint32_t look = irq_storm_cpu_look_at(desc, p, false, eligible);
@@ -636,6 +658,7 @@ static void irq_flood_quick_set(struct irq_desc *desc, const struct irq_policy *
 		if (fresh < seg->quick_claimed_fresh)
 			seg->quick_claimed_fresh = fresh;
 	}
+#endif
 	seg->quick_gen = __atomic_load_n(&__irq_switches.gen, __ATOMIC_RELAXED);
 }
 
@@ -650,12 +673,6 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 	struct irq_flood_segment *seg = &desc->def.seg;
 	uint64_t now;
 
-	if (!IRQ_FLOOD && !IRQ_STORM) {
-		/* Both left out (irq_config.h): nothing counts the line's interrupts; irqfixup still works. */
-		if (ret != IRQ_HANDLED && irq_fixup_enabled())
-			irq_fixup_try_others(desc);
-		return;
-	}
 	now = __irq_run_clock_owner(desc);  /* the run's: its handler may have read the clock already */
 
 	/*
@@ -702,10 +719,13 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 		seg->unhandled++;
 		seg->last_unhandled_ns = now;
 	}
-	if (IRQ_STORM && p->storm_max_claimed) {
+#if IRQ_STORM
+	if (p->storm_max_claimed) {
 		/* Maybe far too many (storms: claimed, or mixed with unclaimed ones). */
 		irq_storm_account(desc, p, ret == IRQ_HANDLED, now);
-	} else {
+	} else
+#endif
+	{
 		/* No storm defence: the window counts from here, should a profile with one come. */
 		desc->def.storm_win_start_ns = now;
 		desc->def.storm_win_irqs = 0;
@@ -720,6 +740,14 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 	}
 	irq_flood_judge(desc, p, now);
 }
+#else /* !(IRQ_FLOOD || IRQ_STORM) */
+static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
+{
+	/* Both left out (irq_config.h): nothing counts the line's interrupts; irqfixup still works. */
+	if (ret != IRQ_HANDLED && irq_fixup_enabled())
+		irq_fixup_try_others(desc);
+}
+#endif /* IRQ_FLOOD || IRQ_STORM */
 
 void note_interrupt(struct irq_desc *desc, irqreturn_t ret)
 {
@@ -743,14 +771,14 @@ void note_interrupt(struct irq_desc *desc, irqreturn_t ret)
 	if (!polled) {
 		/* Only interrupts say anything about the line; polls are ours. */
 		irq_flood_account(desc, ret);
-		if (ret != IRQ_HANDLED && __atomic_load_n(&desc->def.watch_late_open, __ATOMIC_RELAXED)) {
+		if (ret != IRQ_HANDLED && irq_line_watch_late_open(desc)) {
 			/* Perhaps the interrupt of work a watch poll took just before: late, not lost. */
 			unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 
 			__irq_watch_unclaimed(desc, __irq_run_clock_owner(desc));
 			irq_port_unlock_irqrestore(&desc->lock, flags);
 		}
-	} else if (__atomic_load_n(&desc->def.watching, __ATOMIC_RELAXED)) {
+	} else if (irq_line_watching(desc)) {
 		unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 
 		__irq_watch_update(desc, __irq_run_clock_owner(desc));
@@ -760,11 +788,14 @@ void note_interrupt(struct irq_desc *desc, irqreturn_t ret)
 
 void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now, uint64_t due_by)
 {
+#if !(IRQ_FLOOD || IRQ_STORM)
+	(void)desc;
+	(void)now;
+	(void)due_by;  /* both left out: no line is ever taken off */
+#else
 	struct irq_defence_line *def = &desc->def;
 	const struct irq_policy *p = irq_policy();
 
-	if (!IRQ_FLOOD && !IRQ_STORM)
-		return;  /* both left out: no line is ever taken off */
 	if (def->flood_testing &&
 	    due_by - def->flood_off_since_ns >= (def->off_claimed ? p->storm_window_ns : p->spr_segment_ns)) {
 		/* Re-enabled a segment's (storm window's) time ago and no flood (storm) was judged since. */
@@ -794,17 +825,21 @@ void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now, uint64_t due_by)
 			     (unsigned int)def->failed_tests + 1, (unsigned long long)irq_report_next(def->failed_tests) + 1);
 	if (desc->depth == 0 && desc->action)
 		__irq_enable_line(desc);
+#endif
 }
 
 uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now)
 {
+#if !(IRQ_FLOOD || IRQ_STORM)
+	(void)desc;
+	(void)now;
+	return 0;  /* both left out: no line is ever taken off */
+#else
 	const struct irq_defence_line *def = &desc->def;
 	const struct irq_policy *p = irq_policy();
 	uint64_t next, base;
 
 	(void)now;
-	if (!IRQ_FLOOD && !IRQ_STORM)
-		return 0;  /* both left out: no line is ever taken off */
 	if (def->flood_testing)
 		return def->flood_off_since_ns + (def->off_claimed ? p->storm_window_ns : p->spr_segment_ns);
 	if (!def->flood_off)
@@ -813,6 +848,7 @@ uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now)
 	/* A throttled storm is polled at its fixed rate: each poll finds work, so no quick polls. */
 	next = base + (def->off_claimed ? p->storm_poll_ns : __irq_poll_gap(desc, p->spr_poll_ns));
 	return next < def->flood_reenable_at_ns ? next : def->flood_reenable_at_ns;
+#endif
 }
 
 #if IRQ_FLOOD || IRQ_STORM

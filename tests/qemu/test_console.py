@@ -5,10 +5,16 @@ reported by the NMI handler while the shell waits for the rest of the line.
 
 Before this, the message's timestamp landed in the middle of the echo ("irqkit> blk writ[ 0.147]
 irq 35: ...") and a test waiting for the echoed command never saw it whole (CI, stop 25).
+
+Whole lines: a line half built by one context (a shell table's row, built of several cprintf
+calls) is not cut by another context's message - an interrupt or exception on the same CPU,
+another CPU - on the serial console and on the framebuffer console (the last tests here).
 """
 import re
 
-from irqkit_qemu import PROMPT, typed_echo
+import pytest
+
+from irqkit_qemu import EXIT_PASS, PROMPT, have_ovmf, typed_echo
 
 STAMP_MID_LINE = re.compile(r"[^\n]\[\s*\d+\.\d{6}\] ")
 
@@ -58,3 +64,55 @@ def test_typed_echo_takes_out_messages_and_the_repeated_line():
     # A message between a command's output and the next prompt is not a repeat.
     assert typed_echo("irqkit> x\nout\n" + msg + "irqkit> y\n") == "irqkit> x\nout\nirqkit> y\n"
     assert typed_echo("irqkit> \n" + msg + "irqkit> ") == "irqkit> "
+
+
+# Whole lines per context (kernel/printk.c): the console selftests (arch/x86/console_selftest.c) half
+# build a line with cprintf, let an interrupt on this CPU, a breakpoint exception on this CPU and
+# another CPU's interrupt handler print, and finish the line; and write a line longer than the line
+# buffer. The kernel only checks that the other context printed; whether each line came out whole
+# is judged here, from the serial console and (UEFI, framebuffer console) the screen.
+WHOLE_LINES = [
+    "console-selftest: task line begins, and ends after the interrupt",
+    "console-selftest: task line before a breakpoint, and after it",
+    "console-selftest: CPU 0's line begins, and ends after CPU 1 printed",
+]
+LONG_LINE = "console-selftest: long line: " + "0123456789" * 100 + " end"
+PIECE_MARK = "\\"
+LINE_BUFFER = 384          # PRINTK_CTX_LINE
+
+
+def check_whole_lines(log):
+    lines = [l.rstrip("\r") for l in log.split("\n")]
+    for want in WHOLE_LINES:
+        assert want in lines, f"no whole line {want!r}:\n" + "\n".join(l for l in lines if "console-selftest" in l)
+    for cpu in (0, 1):
+        assert re.search(rf"^\[\s*\d+\.\d{{6}}\] console-selftest: a message from an interrupt on CPU {cpu}$",
+                         log, re.M), log[-3000:]
+    assert lines.count("console-selftest: an interrupt's line, in two pieces") == 2, log[-3000:]
+    # The long line: pieces, each but the last ending in the mark, that read the line when joined.
+    i = next(i for i, l in enumerate(lines) if l.startswith("console-selftest: long line: "))
+    pieces = [lines[i]]
+    while pieces[-1].endswith(PIECE_MARK):
+        i += 1
+        pieces.append(lines[i])
+    assert len(pieces) == -(-len(LONG_LINE) // LINE_BUFFER), pieces
+    assert all(len(p) <= LINE_BUFFER + len(PIECE_MARK) for p in pieces), [len(p) for p in pieces]
+    assert "".join(p[:-1] for p in pieces[:-1]) + pieces[-1] == LONG_LINE, pieces
+    # No message starts in the middle of a line anywhere in the boot.
+    assert not STAMP_MID_LINE.search(log), STAMP_MID_LINE.search(log)
+
+
+def test_a_line_in_progress_is_not_cut_by_an_interrupt_an_exception_or_another_cpu(guest_factory):
+    g = guest_factory(append="selftest=console debugexit", extra=["-smp", "2"], icount=4)
+    assert g.wait_exit(120) == EXIT_PASS, g.log[-3000:]
+    check_whole_lines(g.log)
+
+
+@pytest.mark.skipif(not have_ovmf("uefi"), reason="OVMF not installed (tools/deps.sh installs ovmf)")
+def test_the_framebuffer_console_shows_the_same_whole_lines(guest_factory, tmp_path):
+    from test_uefi import check_screen
+    g = guest_factory(firmware="uefi", machine="q35", append="selftest=console", extra=["-smp", "2"],
+                      boot_timeout=180)
+    g.wait_shell()
+    check_whole_lines(g.log)
+    check_screen(g, tmp_path)

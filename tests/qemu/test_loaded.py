@@ -45,7 +45,7 @@ DISK_SECTORS = DISK_BYTES // SECTOR
 READS = 4                  # reads of the whole disk while healthy, after the first
 POLLED_MAX_PCT = 2         # the issue's bound: healthy completions taken by polling
 DRIVER_WAIT_MS = 250       # the shortest of the drivers' own waits for an interrupt (PIO ATA, AHCI; NVMe 5 s)
-STALL_MAX_INSNS = 5000000  # guest instructions (all vCPUs) a host-starved 250 ms may hold (test_smp_race.py)
+STALL_MAX_INSNS = 5000000  # guest instructions the starved vCPUs of a host-starved 250 ms may execute (test_smp_race.py)
 CRC_RX = re.compile(r"crc32 (\S+) (\d+)\+(\d+) = ([0-9a-f]{8}) ")
 TOKEN_RX = r"^  line {line} {action}: (ON POLLING: \S+, )?watch .*expect tokens (\d+) \((\d+) verified\), " \
            r"completions (\d+) by irq / (\d+) by polling \((\d+) late, (\d+) unsure, (\d+) beat a pending interrupt\) " \

@@ -559,10 +559,10 @@ static void first_lost_interrupt_of_a_verified_token(void **state, bool no_tick)
 		if (tick) {
 			/* The first tick past the safety delay, and the poll it asked for. */
 			assert_true(first_poll_latency <= safety + SIM_TICK_NS + SIM_IRQ_COST_NS);
-			assert_true(irq_to_desc(LINE)->def.tick_polls >= 1);
+			assert_true(SIM_TICK_FIELD(irq_to_desc(LINE), tick_polls) >= 1);
 		} else {
 			assert_true(first_poll_latency <= safety + p->expect_verified_recheck_ns);
-			assert_int_equal(irq_to_desc(LINE)->def.tick_looks, 0);
+			assert_int_equal(SIM_TICK_FIELD(irq_to_desc(LINE), tick_looks), 0);
 		}
 		assert_int_equal(d.timeouts, 0);
 	} else {
@@ -627,7 +627,7 @@ static void with_the_tick_a_lost_completion_is_found_within_a_tick_and_the_safet
 		best = found < best ? found : best;
 		safety_max = safety > safety_max ? safety : safety_max;
 		assert_true(first_poll_latency <= safety + SIM_TICK_NS + SIM_IRQ_COST_NS);
-		assert_true(desc->def.tick_polls >= 1);
+		assert_true(SIM_TICK_FIELD(desc, tick_polls) >= 1);
 		assert_true(desc->def.polls + desc->def.poll_skips - events >= 1);
 		sim_dev_detach(&d);
 	}
@@ -664,9 +664,9 @@ static void the_tick_is_wanted_while_a_verified_line_is_busy_and_handed_back_whe
 	sim_dev_stop(&d);
 	sim_run_for(3 * SIM_TICK_NS);
 	assert_false(irq_tick_wanted());
-	looks = desc->def.tick_looks;
+	looks = SIM_TICK_FIELD(desc, tick_looks);
 	sim_run_for(10 * SIM_TICK_NS);
-	assert_int_equal(desc->def.tick_looks, looks);  /* out of the set: not looked at */
+	assert_int_equal(SIM_TICK_FIELD(desc, tick_looks), looks);  /* out of the set: not looked at */
 	/* Busy again, then the tick stops and the interrupts are lost. */
 	first_poll_latency = 0;
 	d.on_complete = note_first_polled;
@@ -678,9 +678,9 @@ static void the_tick_is_wanted_while_a_verified_line_is_busy_and_handed_back_whe
 	assert_false(irq_tick_look_on(p));
 	assert_false(irq_tick_wanted());
 	d.loss_ppm = SIM_PPM;
-	looks = desc->def.tick_looks;
+	looks = SIM_TICK_FIELD(desc, tick_looks);
 	sim_run_for(2 * p->expect_verified_recheck_ns);
-	assert_int_equal(desc->def.tick_looks, looks);  /* the sim's tick still runs: irq_tick does nothing now */
+	assert_int_equal(SIM_TICK_FIELD(desc, tick_looks), looks);  /* the sim's tick still runs: irq_tick does nothing now */
 	assert_true(d.by_poll > 0);
 	assert_true(first_poll_latency <= p->expect_first_poll_max_ns + p->expect_verified_recheck_ns);
 	assert_int_equal(d.double_completions, 0);
@@ -785,7 +785,7 @@ static void busy_verified_pio_disk_bursts(void **state, bool no_tick)
 	sim_run_for(10 * SIM_MS);
 	assert_true(d.exp->state & IRQ_EXP_VERIFIED);
 	events = desc->def.polls + desc->def.poll_skips;
-	looks = desc->def.tick_looks;
+	looks = SIM_TICK_FIELD(desc, tick_looks);
 	c0 = d.completions;
 	for (burst = 0; burst < 50; burst++) {
 		/* 128 blocks back to back, then 5 ms of checking the data. */
@@ -796,7 +796,7 @@ static void busy_verified_pio_disk_bursts(void **state, bool no_tick)
 		sim_run_for(5 * SIM_MS);
 	}
 	events = desc->def.polls + desc->def.poll_skips - events;
-	looks = desc->def.tick_looks - looks;
+	looks = SIM_TICK_FIELD(desc, tick_looks) - looks;
 	print_message("%s: %llu blocks in 50 bursts, %llu poll-timer events (%.4f per block), %llu tick looks\n",
 		      no_tick ? "no tick" : "tick", (unsigned long long)(d.completions - c0), (unsigned long long)events,
 		      (double)events / (double)(d.completions - c0), (unsigned long long)looks);

@@ -179,7 +179,7 @@ static void stalled_cpu_holds_the_interrupt(void **state, bool tick, bool slow)
 			      (unsigned long long)(stalls_ns[i] / SIM_MS), slow ? "slow" : "fast", tick ? "tick" : "no tick",
 			      (unsigned long long)(sim_line(LINE)->stalled_takes - held),
 			      (unsigned long long)(d.by_poll - polled), (unsigned long long)d.exp->completions_late,
-			      (unsigned long long)d.exp->completions_stalled, (unsigned long long)desc->def.tick_stall_waits);
+			      (unsigned long long)d.exp->completions_stalled, (unsigned long long)SIM_TICK_FIELD(desc, tick_stall_waits));
 		/* The scenario: the interrupt was raised during the stall and waited for CPU 1. */
 		assert_true(sim_line(LINE)->stalled_takes > held);
 		assert_true(d.completions > ops + (slow ? 5 : 100));  /* and the disk works on after it */
@@ -195,7 +195,7 @@ static void stalled_cpu_holds_the_interrupt(void **state, bool tick, bool slow)
 		} else if (tick) {
 			/* The safety poll waited for CPU 1 instead of taking the work from its interrupt. */
 			assert_int_equal(d.by_poll, polled);
-			assert_true(desc->def.tick_stall_waits > 0);
+			assert_true(SIM_TICK_FIELD(desc, tick_stall_waits) > 0);
 		}
 		sim_dev_detach(&d);
 	}

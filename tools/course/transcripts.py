@@ -4,6 +4,7 @@
     transcripts.py --write [--force] [PAGE ...]   run every marked session, write the real output into
                                          the page where its shape changed (--force: everywhere)
     transcripts.py --check [PAGE ...]    run them again, fail where a page no longer matches in shape
+    transcripts.py --check --repeat N [--trace FILTER] PAGE   play a page's boots N times (diagnosis)
     transcripts.py --list  [PAGE ...]    the sessions and the boots they share
 
 `make course-transcripts` is `--write` over every page; `make course-test` runs `--check`
@@ -79,6 +80,17 @@ The comment says, one per line:
 where a `vary:` (or one of DEFAULT_VARY) allows them to differ; a `...` stands for however many
 lines a `show:` cut, none included. The check names the first line
 that differs and shows both.
+
+Each boot is played once and judged on that play: a boot that differs is not played again to get
+a match, since output that depends on the host's mood is a defect to find (in the kernel, or in the
+page's template), not a tolerance. So that one failure is enough to find it, every boot leaves
+evidence: after its last session the tool types `irqs` and `cpus` (EVIDENCE_CMDS), and a failing
+session's report shows the boot's messages about lost, late and polled interrupts and stalls and
+that `irqs`; the whole console log is kept in build/course/evidence/BOOT.log. `--trace FILTER`
+also records the event trace from the start of each boot and keeps its dump there;
+`--repeat N` plays the pages N times, judging each play alone, and counts the plays that differed
+and the boots that announced an expected interrupt lost (for a diagnosis beside
+`tools/loaded.sh`).
 """
 import argparse
 import json
@@ -525,12 +537,26 @@ def filtered(lines, rx, hide=None):
 # ---------------------------------------------------------------------------
 # Playing the sessions
 
+# What a boot leaves for the diagnosis of a session that differs (Player.evidence): after its last
+# session the tool types these (their output is no session's), and keeps them with the boot's
+# whole console log. `irqs` has each line's health, its late and lost counts, the stalls of its CPU
+# and the per-CPU rows; `cpus` each CPU's ticks and idle share.
+EVIDENCE_CMDS = ["irqs", "cpus"]
+EVIDENCE_DIR = os.path.join(ROOT, "build", "course", "evidence")
+# Kernel messages that tell a boot's story when a session differs: shown in the report itself.
+EVIDENCE_RX = re.compile(r"lost|late|not running|stall|polling|verified|storm|flood|time-?out|unreliable|error",
+                         re.I)
+
+
 class Player:
-    def __init__(self, sessions, log=print):
+    def __init__(self, sessions, log=print, trace=None, tag=""):
         self.sessions = sessions
+        self.tag = tag               # added to the evidence files' names (--repeat: the play's number)
         self.log = log
+        self.trace = trace           # record the event trace (`trace start TRACE`) in every boot
         self.results = {}            # (page, index) -> list of block lines
         self.durations = {}          # (page, index) -> host seconds its commands took (boot included)
+        self.evidence = {}           # boot key -> {"log": console, "after": EVIDENCE_CMDS' output, ...}
 
     def plan(self):
         """Group the sessions into boots. RETURNS [(boot key, [sessions])] in first-use order, and the
@@ -586,29 +612,28 @@ class Player:
                 self.results[(s.page, s.index)] = self.render(s, None, {})
         self.log(f"transcripts: {len(self.sessions)} sessions, {len(groups)} boots, {time.monotonic() - t0:.0f} s")
 
-    def judge(self, retry=True):
-        """Compare every session with what the kernel printed. A boot whose sessions do not match is
-        played once more, alone, before it counts: a busy host can delay a disk past a time-out or
-        reorder two messages once, while a stale page fails every time. RETURNS {(page, index):
-        [reports]} of the sessions that failed (both times)."""
-        def failures():
-            out = {}
-            for s in self.sessions:
-                got = self.results[(s.page, s.index)]
-                rep = [r for r in [compare(s, got)] if r] + claims_broken(s, got)
-                if rep:
-                    out[(s.page, s.index)] = rep
-            return out
-        bad = failures()
-        if bad and retry:
-            groups, _ = self.plan()
-            again = [(k, ss) for k, ss in groups if any((s.page, s.index) in bad for s in ss)]
-            self.log(f"transcripts: {len(again)} boot(s) differ; playing them once more: "
-                     + ", ".join(k for k, _ in again) + "\n"
-                     + "\n\n".join(r for _, reps in sorted(bad.items()) for r in reps))
-            run_boots(again, lambda g: (g[1][0].make_run, g[1][0].assigns), lambda g: self.play_boot(*g), 1)
-            bad = {k: v for k, v in failures().items() if k in bad}
-        return bad
+    def judge(self):
+        """Compare every session with what the kernel printed, on this one play: a boot is never
+        played again to get a match. A session that differs on a busy host but matches on a quiet
+        one is a defect of the kernel (a message cut into another, fixed by printk's whole lines)
+        or of the page's template, to be found and fixed, not hidden by a second try. Each report
+        shows the page's line, the kernel's and the kernel's output around it. RETURNS
+        {(page, index): [reports]} of the sessions that failed."""
+        out, boots, told = {}, {}, set()
+        for key, ss in self.plan()[0]:
+            for s in ss:
+                boots[(s.page, s.index)] = key
+        for s in self.sessions:
+            got = self.results[(s.page, s.index)]
+            rep = [r for r in [compare(s, got)] if r] + claims_broken(s, got)
+            if rep:
+                # What the boot said about itself, so that one failure is enough to diagnose it
+                # (with the first session of the boot that differs).
+                key = boots.get((s.page, s.index))
+                ev = self.evidence_report(key) if key not in told else ""
+                told.add(key)
+                out[(s.page, s.index)] = rep + ([ev] if ev else [])
+        return out
 
     def play_boot(self, key, sessions):
         """Play the sessions of one boot. The commands of the shell are typed ahead: a run of them
@@ -646,6 +671,10 @@ class Player:
                         if boot is None:
                             boot = Boot(key, s.make_run, s.assigns, s.where,
                                         s.timeout.get("boot", BOOT_TIMEOUT), s.wait.get("boot"))
+                            if self.trace:
+                                # For a diagnosis only (--trace): the output of this command is
+                                # no session's, the sessions' output begins after it.
+                                boot.type(f"trace start {self.trace}", CMD_TIMEOUT)
                         outs[inp] = (boot, None)
                     elif inp.startswith(PROMPT):
                         cmd = inp[len(PROMPT):]
@@ -669,8 +698,43 @@ class Player:
                 self.durations[(s.page, s.index)] = time.monotonic() - began
         finally:
             if boot is not None:
+                self.evidence[key] = self.keep_evidence(boot)
                 boot.quit()
         self.log(f"transcripts: boot {key}: {len(sessions)} session(s) in {time.monotonic() - t:.0f} s")
+
+    def keep_evidence(self, boot):
+        """After a boot's sessions: what the machine says about itself (EVIDENCE_CMDS, the trace when
+        recorded), with the whole console log. Never fails: a boot that hung keeps its log."""
+        ev = {"after": []}
+        try:
+            for cmd in EVIDENCE_CMDS + (["trace stop", "trace dump"] if self.trace else []):
+                _, out = boot.type(cmd, CMD_TIMEOUT if cmd != "trace dump" else 4 * CMD_TIMEOUT)
+                ev["after"].append((cmd, out))
+        except (PageError, OSError) as e:
+            ev["after"].append(("(the kernel did not answer)", str(e)))
+        with boot.lock:
+            ev["log"] = boot.buf
+        return ev
+
+    def evidence_report(self, key):
+        """The evidence of boot @key as text for a report, and the file that keeps all of it."""
+        ev = self.evidence.get(key)
+        if not ev:
+            return ""
+        os.makedirs(EVIDENCE_DIR, exist_ok=True)
+        path = os.path.join(EVIDENCE_DIR, re.sub(r"[^\w.-]", "_", key) + self.tag + ".log")
+        with open(path, "w") as f:
+            f.write(ev["log"])
+            for cmd, out in ev["after"]:
+                f.write(f"\n### after the sessions: {cmd}\n{out}")
+        msgs = [l for l in ev["log"].splitlines() if STAMP_RX.match(l) and EVIDENCE_RX.search(l)]
+        irqs = next((out for cmd, out in ev["after"] if cmd == "irqs"), "")
+        return (f"  boot {key}: its console log, `irqs` and `cpus` after the sessions"
+                + (" and the event trace" if self.trace else "") + f" are in {os.path.relpath(path, ROOT)}\n"
+                + "  its messages about lost, late or polled interrupts and stalls:\n"
+                + "".join(f"      {l}\n" for l in msgs[-40:])
+                + "  `irqs` after the sessions:\n"
+                + "".join(f"      {l}\n" for l in irqs.rstrip("\n").splitlines()))
 
     def render(self, s, boot, outs):
         lines, typed, prev = [], list(outs.get("typed", [])), None
@@ -828,6 +892,29 @@ def load(pages):
     return texts, sessions
 
 
+def repeat_check(sessions, args):
+    """--check --repeat N: play the sessions N times; each play is judged alone (never replayed). Says,
+    per play, which boots differed and which announced an expected interrupt lost, and keeps those
+    boots' evidence (build/course/evidence/BOOT-PLAY.log). RETURNS 1 if any play differed."""
+    differed, lost = 0, 0
+    for n in range(1, args.repeat + 1):
+        player = Player(sessions, log=lambda *_: None, trace=args.trace, tag=f"-{n}")
+        player.run(args.jobs)
+        bad = player.judge()
+        announced = [k for k, ev in player.evidence.items() if "expected interrupt lost" in ev.get("log", "")]
+        for k in announced:
+            player.evidence_report(k)   # writes the boot's evidence file
+        differed += bool(bad)
+        lost += bool(announced)
+        print(f"transcripts: play {n}: {len(sessions) - len(bad)} of {len(sessions)} sessions match"
+              + (f"; lost announced in boot(s) {', '.join(announced)}" if announced else ""), flush=True)
+        for reps in bad.values():
+            for r in reps:
+                print(r, file=sys.stderr)
+    print(f"transcripts: {args.repeat} plays: {differed} differed, {lost} announced an expected interrupt lost")
+    return 1 if differed else 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     mode = ap.add_mutually_exclusive_group(required=True)
@@ -836,6 +923,12 @@ def main(argv=None):
     mode.add_argument("--list", action="store_true")
     ap.add_argument("--force", action="store_true",
                     help="with --write: rewrite every session, also those whose shape did not change")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N",
+                    help="with --check: play the pages N times, each judged on its own, and count the plays "
+                         "that differ and the boots that announced a lost interrupt (a diagnosis, not a check)")
+    ap.add_argument("--trace", metavar="FILTER",
+                    help="record the event trace in every boot (`trace start FILTER` before the sessions) "
+                         "and keep its dump with the boot's evidence (build/course/evidence/)")
     ap.add_argument("-j", "--jobs", type=int, default=1,
                     help="boots run at once (default 1: the host is shared, and load changes what QEMU prints)")
     ap.add_argument("pages", nargs="*")
@@ -843,8 +936,7 @@ def main(argv=None):
     pages = [os.path.abspath(p) for p in args.pages] or all_pages()
     try:
         texts, sessions = load(pages)
-        player = Player(sessions)
-        groups, host_only = player.plan()
+        groups, host_only = Player(sessions).plan()
         if args.list:
             for key, ss in groups:
                 print(f"boot {key}: {ss[0].make_run}")
@@ -853,6 +945,9 @@ def main(argv=None):
             for s in host_only:
                 print(f"host: {s.where}")
             return 0
+        if args.check and args.repeat > 1:
+            return repeat_check(sessions, args)
+        player = Player(sessions, trace=args.trace)
         player.run(args.jobs)
     except PageError as e:
         print(f"transcripts: {e}", file=sys.stderr)
@@ -864,20 +959,9 @@ def main(argv=None):
                 print(r, file=sys.stderr)
         print(f"transcripts: {len(sessions) - len(bad)} of {len(sessions)} sessions have the kernel's shape")
         return 1 if bad else 0
+    # Played once, as the check plays them: output that breaks what the text says is written and
+    # reported, not replaced by a second play that happened to agree.
     broken = [r for s in sessions for r in claims_broken(s, player.results[(s.page, s.index)])]
-    if args.write and broken:
-        # A run whose output breaks what the text says is most often a busy host's (a disk held past
-        # a time-out): play those boots again, twice at most, before writing what the text contradicts.
-        for _ in range(2):
-            groups, _ = player.plan()
-            again = [(k, ss) for k, ss in groups
-                     if any(claims_broken(s, player.results[(s.page, s.index)]) for s in ss)]
-            if not again:
-                break
-            print("transcripts: the text's claims fail for boot(s) " + ", ".join(k for k, _ in again)
-                  + "; playing them again", file=sys.stderr)
-            run_boots(again, lambda g: (g[1][0].make_run, g[1][0].assigns), lambda g: player.play_boot(*g), 1)
-        broken = [r for s in sessions for r in claims_broken(s, player.results[(s.page, s.index)])]
     if args.write:
         for p in pages:
             ss = [s for s in sessions if s.page == p]

@@ -98,6 +98,20 @@ static inline int sim_case_teardown(void **state)
 #else
 #define SIM_NEEDS_STORM(...)
 #endif
+
+/*
+ * SIM_TICK_FIELD(desc, field) - a field of the tick's look in the line's
+ * defence state (tick_looks, tick_polls, tick_stall_waits): the descriptor
+ * has them only where the tick's look is built (internals.h), so a case
+ * body compiled into every build reads them through this; 0 elsewhere,
+ * where no case that judges them is built (SIM_NEEDS_TICK) or the case
+ * judges them only when the tick is on.
+ */
+#if IRQ_TICK_LOOK
+#define SIM_TICK_FIELD(desc, field) ((desc)->def.field)
+#else
+#define SIM_TICK_FIELD(desc, field) ((void)(desc), (uint64_t)0)
+#endif
 #if IRQ_WATCH
 #define SIM_NEEDS_WATCH(...) __VA_ARGS__,
 #else

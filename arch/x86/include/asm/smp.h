@@ -65,6 +65,7 @@ struct cpu_data {
 	uint32_t apic_id;             /* its local APIC ID */
 	volatile bool online;         /* checked in and running (store-release by the CPU itself) */
 	volatile uint32_t irq_depth;  /* nesting of interrupt handlers on this CPU */
+	volatile uint32_t trap_depth; /* exceptions (NMI included) being handled on this CPU (x86_exception) */
 	volatile uint64_t ticks;      /* its LAPIC timer's interrupts */
 	volatile uint64_t interrupts; /* interrupts finished (vectors 32-255): counted at their end, smp_irq_exit */
 	volatile uint64_t idle_ns;    /* time halted waiting for an interrupt */

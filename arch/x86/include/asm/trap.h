@@ -10,6 +10,7 @@
 #define PIC_VECTOR_BASE     0x20   /* 8259 IRQ 0-15 -> vectors 0x20-0x2F */
 #define IOAPIC_VECTOR_BASE  0x30   /* IOAPIC GSIs get vectors from here up */
 #define SELFTEST_VECTOR     0xE0   /* software vector used by the selftests */
+#define CONSOLE_SELFTEST_VECTOR 0xE2 /* software vector of the console's selftests (console_selftest.c) */
 #define LAPIC_TIMER_VECTOR  0xEF   /* local APIC timer */
 #define CALL_FUNCTION_VECTOR 0xFB  /* SMP IPI: run a function on this CPU (arch/x86/smp.c) */
 #define RESCHEDULE_VECTOR   0xFC   /* SMP IPI: wake up / re-examine timers (arch/x86/smp.c) */
