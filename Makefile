@@ -7,7 +7,7 @@
 #   make test-loaded  the QEMU tests beside one busy loop per core (tools/loaded.sh)
 #   make bench      benchmarks (instruction counts, guest-time figures); prints figures
 #   make cross      kernel/irq + timer wheel for other CPUs: sizes, runs on QEMU (M3, RV64 M/S, AArch64)
-#   make layers     kernel/irq's files in layers: graph, circles, check (report only, for now)
+#   make layers     kernel/irq's files in layers: graph, circles, check (strict: fails on a call up or a circle)
 #   make prof-ata   guest instructions per function of an ATA block, healthy vs lost (tools/guestprof)
 #   make trace SCENARIO=NAME  a scenario's interrupt timeline in build/trace/ (tools/trace, docs/trace.md)
 #
@@ -264,8 +264,8 @@ test: deps
 	@$(MAKE) --no-print-directory docs-test
 	@$(MAKE) --no-print-directory trace-test
 	@$(MAKE) --no-print-directory layers-test
-	@# Report only, for now: the check does not fail on the knot it finds (tools/layers/layers.mk).
-	@$(MAKE) --no-print-directory layers
+	@# Strict: a call or include up, a circle or an undeclared layer fails (tools/layers/layers.mk).
+	@$(MAKE) --no-print-directory layers LAYERS_ARGS=--strict
 	@$(MAKE) --no-print-directory cross
 	@# After cross: docs/porting.md's session runs the RV64 build that cross made.
 	@$(MAKE) --no-print-directory course-test

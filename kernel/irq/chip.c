@@ -1,7 +1,11 @@
 /*
- * chip.c - the flow handlers: how each kind of interrupt line is
- * acknowledged at its controller around the run of its handlers, and the
- * chip-call helpers that keep the core's idea of "masked" true.
+ * chip.c - the dispatcher and the flow handlers: generic_handle_irq(),
+ * which the arch entry code calls, and how each kind of interrupt line is
+ * acknowledged at its controller around the run of its handlers (the run
+ * itself is handle.c's); also the chip calls outside the flows (__irq_mask
+ * and the others: disable_irq, the flood defence), which keep the core's
+ * idea of "masked" true. The chip calls themselves are inline, in
+ * chip_ops.h, shared with handle.c's replay.
  *
  * Follows the flow model of Linux's genirq (Documentation/core-api/
  * genericirq.rst, "high-level IRQ flow handlers"); written for irqkit, with
@@ -17,70 +21,29 @@
  * Fasteoi lines (IOAPIC level pins) are ended by a single EOI after the
  * handlers; a disabled one is masked before the EOI so it stays quiet.
  *
- * Layer 1, the dispatch core: may use layers 0-1 (docs/irq-layers.md).
+ * Layer 1, the dispatch core: may use layers 0-1 (docs/irq-layers.md); it
+ * calls handle.c's runs, and nothing of layer 1 but irqdesc.c and manage.c
+ * (which set lines up) calls it back.
  */
 #include "core.h"
+#include "chip_ops.h"
 
-/*
- * The chip calls, each in two copies: @tr false is the code an untraced
- * interrupt runs (no hook at all), @tr true records the operation first
- * (trace.h: the copy a traced interrupt runs). @tr is always a constant.
- */
 #define IRQ_ALWAYS_INLINE static inline __attribute__((always_inline))
-#define CHIP_TRACE(tr, desc, op)                                                                   \
-	do {                                                                                       \
-		if (tr)                                                                            \
-			irq_trace_record(IRQ_TEV_CHIP, (desc)->irq_data.irq, (op), 0);             \
-	} while (0)
 
-IRQ_ALWAYS_INLINE void chip_mask(struct irq_desc *desc, const bool tr)
+/* The run and the replay, the copy @tr (a constant) asks for: the flows are compiled once per value. */
+static inline __attribute__((always_inline)) irqreturn_t __handle_irq_event_tr(struct irq_desc *desc,
+									       unsigned long *flags, const bool tr)
 {
-	if (desc->status & IRQS_MASKED)
-		return;
-	CHIP_TRACE(tr, desc, IRQ_TCHIP_MASK);
-	desc->chip->mask(&desc->irq_data);
-	desc->status |= IRQS_MASKED;
+	return tr ? __handle_irq_event_traced(desc, flags) : __handle_irq_event(desc, flags);
 }
 
-IRQ_ALWAYS_INLINE void chip_unmask(struct irq_desc *desc, const bool tr)
+static inline __attribute__((always_inline)) void __irq_finish_pending_tr(struct irq_desc *desc,
+									  unsigned long *flags, const bool tr)
 {
-	if (!(desc->status & IRQS_MASKED))
-		return;
-	CHIP_TRACE(tr, desc, IRQ_TCHIP_UNMASK);
-	desc->chip->unmask(&desc->irq_data);
-	desc->status &= ~IRQS_MASKED;
-}
-
-IRQ_ALWAYS_INLINE void chip_ack(struct irq_desc *desc, const bool tr)
-{
-	if (desc->chip->ack) {
-		CHIP_TRACE(tr, desc, IRQ_TCHIP_ACK);
-		desc->chip->ack(&desc->irq_data);
-	}
-}
-
-IRQ_ALWAYS_INLINE void chip_mask_ack(struct irq_desc *desc, const bool tr)
-{
-	if (desc->status & IRQS_MASKED) {
-		chip_ack(desc, tr);
-		return;
-	}
-	if (desc->chip->mask_ack) {
-		CHIP_TRACE(tr, desc, IRQ_TCHIP_MASK_ACK);
-		desc->chip->mask_ack(&desc->irq_data);
-		desc->status |= IRQS_MASKED;
-		return;
-	}
-	chip_mask(desc, tr);
-	chip_ack(desc, tr);
-}
-
-IRQ_ALWAYS_INLINE void chip_eoi(struct irq_desc *desc, const bool tr)
-{
-	if (desc->chip->eoi) {
-		CHIP_TRACE(tr, desc, IRQ_TCHIP_EOI);
-		desc->chip->eoi(&desc->irq_data);
-	}
+	if (tr)
+		__irq_finish_pending_traced(desc, flags);
+	else
+		__irq_finish_pending(desc, flags);
 }
 
 /* Outside the flows (disable_irq, the flood defence ...): traced when tracing is on. */
@@ -98,28 +61,6 @@ void __irq_unmask(struct irq_desc *desc)
 		chip_unmask(desc, true);
 	else
 		chip_unmask(desc, false);
-}
-
-/* The two copies __irq_finish_pending (handle.c) calls at its end. */
-void __irq_unmask_notrace(struct irq_desc *desc)
-{
-	chip_unmask(desc, false);
-}
-
-void __irq_unmask_traced(struct irq_desc *desc)
-{
-	chip_unmask(desc, IRQ_TRACE_BUILD);  /* the trace compiled out: the untraced copy */
-}
-
-int __irq_chip_pending(struct irq_desc *desc)
-{
-	int r;
-
-	if (!desc->chip || !desc->chip->irq_pending)
-		return IRQ_PENDING_UNKNOWN;
-	r = desc->chip->irq_pending(&desc->irq_data);
-	/* Anything but 1 or 0 is "cannot tell": a chip bug must not read as "pending". */
-	return r == 1 ? IRQ_PENDING_YES : r == 0 ? IRQ_PENDING_NO : IRQ_PENDING_UNKNOWN;
 }
 
 void __irq_ack(struct irq_desc *desc)
@@ -274,4 +215,38 @@ void irq_trace_run_flow(struct irq_desc *desc, irq_flow_handler_t flow)
 	else
 		flow(desc);
 	irq_trace_record(IRQ_TEV_IRQ_EXIT, irq, kind, 0);
+}
+
+/* Count of generic_handle_irq calls for lines that do not exist. */
+static unsigned int irq_bad_line_calls;
+
+int generic_handle_irq(unsigned int irq)
+{
+	struct irq_desc *desc = irq_to_desc(irq);
+	irq_flow_handler_t flow;
+
+	if (!desc) {
+		unsigned int n = __atomic_add_fetch(&irq_bad_line_calls, 1, __ATOMIC_RELAXED);
+
+		if (irq_report_due(n))
+			irq_port_log(IRQ_LOG_WARN, "irq: interrupt for line %u, which does not exist (%u so far)\n",
+				     irq, n);
+		return -IRQ_EINVAL;
+	}
+	flow = __atomic_load_n(&desc->handle_irq, __ATOMIC_ACQUIRE);
+	if (!flow) {
+		unsigned long flags = irq_port_lock_irqsave(&desc->lock);
+
+		irq_stat_inc(desc, IRQ_STAT_DELIVERED, true);
+		irq_stat_inc(desc, IRQ_STAT_SPURIOUS, true);
+		irq_port_unlock_irqrestore(&desc->lock, flags);
+		return -IRQ_ENODEV;
+	}
+	/* The one trace hook of a handled interrupt (trace.h): the traced copy of the flow. */
+	if (irq_trace_enabled()) {
+		irq_trace_run_flow(desc, flow);
+		return 0;
+	}
+	flow(desc);
+	return 0;
 }

@@ -4,9 +4,9 @@
  * the base header names nothing of a layer above it (issue 32,
  * docs/irq-layers.md).
  * Layer 1, the dispatch core's private header: may use layers 0-1.
- * What it holds: the descriptor table and irq_to_desc(), the per-CPU
- * counters' table and irq_stat_inc() (irqdesc.c), and the flows' choice of
- * the traced or untraced run and replay (handle.c). Included by the files
+ * What it holds: irq_to_desc() and irq_stat_inc(), which read the tables
+ * of desc_table.c (the one file of layer 1 that does not include this
+ * header), and the hooks the core calls up through. Included by the files
  * that look a line up, count on it or run its handlers; the base files of
  * layer 0 (tunables.c, trace_ring.c) do not.
  */
@@ -14,10 +14,12 @@
 #define IRQ_CORE_H
 
 #include "internals.h"
+#include "policy.h"
+#include "trace.h"
 
-/* ---- irqdesc.c: the descriptor table and the per-CPU counters ------------ */
+/* ---- desc_table.c: the descriptor table and the per-CPU counters --------- */
 
-/* The descriptor table (irqdesc.c). */
+/* The descriptor table (desc_table.c). */
 extern struct irq_desc irq_descs[IRQ_NR_LINES];
 
 /* irq_to_desc - the descriptor of line @irq, or NULL when there is no such line. */
@@ -32,7 +34,7 @@ static inline struct irq_desc *irq_to_desc(unsigned int irq)
  */
 extern struct irq_cpu_counters irq_cpu_stats[IRQ_STAT_SLOTS][IRQ_NR_LINES];
 
-/* __irq_stat_fold - a 32-bit slot's top bit is set: move it into its 64-bit part. stats.c. */
+/* __irq_stat_fold - a 32-bit slot's top bit is set: move it into its 64-bit part. desc_table.c. */
 void __irq_stat_fold(struct irq_desc *desc, struct irq_cpu_counters *slot, enum irq_stat which, bool lock_held);
 
 /*
@@ -94,7 +96,7 @@ struct irq_core_hooks {
 };
 
 /*
- * __irq_hooks - the hooks the core was given (irqdesc.c). Written once by
+ * __irq_hooks - the hooks the core was given (desc_table.c). Written once by
  * __irq_descs_init, at boot before any line has an action or a timer, and
  * only read afterwards; the port's locks and timer arming order that write
  * before every later read, so a plain pointer is enough.
@@ -103,23 +105,5 @@ extern const struct irq_core_hooks *__irq_hooks;
 
 /* __irq_descs_init - the dispatch core's part of irq_core_init() (irqdesc.c), with the hooks to call up through. */
 void __irq_descs_init(const struct irq_core_hooks *hooks);
-
-/* ---- handle.c: the runs, traced or not ----------------------------------- */
-
-/* The copy @tr (a constant) asks for: the flows are compiled once per value (chip.c). */
-static inline __attribute__((always_inline)) irqreturn_t __handle_irq_event_tr(struct irq_desc *desc,
-									       unsigned long *flags, const bool tr)
-{
-	return tr ? __handle_irq_event_traced(desc, flags) : __handle_irq_event(desc, flags);
-}
-
-static inline __attribute__((always_inline)) void __irq_finish_pending_tr(struct irq_desc *desc,
-									  unsigned long *flags, const bool tr)
-{
-	if (tr)
-		__irq_finish_pending_traced(desc, flags);
-	else
-		__irq_finish_pending(desc, flags);
-}
 
 #endif /* IRQ_CORE_H */

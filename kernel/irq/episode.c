@@ -14,6 +14,8 @@
  * Layer 2, a service of the defences: may use layers 0-1 (docs/irq-layers.md).
  */
 #include "internals.h"
+#include "policy.h"
+#include "trace.h"
 
 /* Names of the IRQ_HEALTH_* bits, in the order irq_health_cause_string prints them. */
 static const struct {

@@ -38,9 +38,12 @@
  * (desc->def.last_claim_by_poll), which on a shared line may be another
  * device's - drivers should call it from the handler.
  *
+ * The scheduler asks and tells it through irq_defence_expect (struct
+ * irq_defence, irq_sched.h), the tick's look through struct irq_tick_hooks.
+ *
  * Layer 3, a defence: may use layers 0-2 (docs/irq-layers.md).
  */
-#include "irq_sched.h"
+#include "tick_set.h"
 
 #if IRQ_EXPECT
 /* Marks initialised token storage. */
@@ -1261,6 +1264,81 @@ void __irq_expect_age(struct irq_desc *desc, struct irqaction *action)
 		}
 	}
 }
+
+/*
+ * Expecting's side of the poll scheduler (struct irq_defence, irq_sched.h),
+ * over the line's actions with tokens. All with the lock held.
+ */
+
+/* When the line's tokens want it polled (0: never). */
+static uint64_t irq_expect_next_poll(struct irq_desc *desc, uint64_t now)
+{
+	struct irqaction *a;
+	unsigned int walked;
+	uint64_t want = 0;
+
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		if (a->expects)
+			want = irq_poll_earliest(want, __irq_expect_deadline(desc, a, now));
+	return want;
+}
+
+/*
+ * The poll timer fired: without the host's tick, the line's verified
+ * tokens are looked at now. An expect that is younger than its safety
+ * delay needs no look before the next recheck (expect_verified_recheck_ns),
+ * one that is older is due; and tokens that did not expect since the last
+ * look keep no recheck alive, so an idle line's timer stops. (With the
+ * host's tick, the tick looks at them: tick_look.c.)
+ */
+static void irq_expect_expired(struct irq_desc *desc, uint64_t now, uint64_t due_by)
+{
+	const struct irq_policy *p = irq_policy();
+	struct irqaction *a;
+	unsigned int walked;
+
+	(void)due_by;
+	if (!p->expect_verified_recheck_ns || irq_tick_look_on(p) || !__irq_expect_any_verified(desc))
+		return;
+	desc->def.verified_check_ns = now;
+	/* Pairs with the loads in expect_irq (irq_expect_poll_armed_for_recheck). */
+	__atomic_store_n(&desc->def.recheck_word, irq_poll_word_encode(now + p->expect_verified_recheck_ns),
+			 __ATOMIC_SEQ_CST);
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		__irq_expect_age(desc, a);
+	__irq_poll_want_moved(desc);
+}
+
+/* The timer's poll looked at the device from @poll_ns: expecting tokens had their first poll. */
+static void irq_expect_polled(struct irq_desc *desc, uint64_t poll_ns)
+{
+	struct irqaction *a;
+	unsigned int walked;
+
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		__irq_expect_mark_polled(a, poll_ns);
+}
+
+/* After the poll's next poll was worked out: tokens not expecting lose their "in use" mark. */
+static void irq_expect_replanned(struct irq_desc *desc)
+{
+	struct irqaction *a;
+	unsigned int walked;
+
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		__irq_expect_age(desc, a);
+}
+
+/* Expecting as the poll scheduler sees it (irq_sched.h; the assembly lists it). */
+const struct irq_defence irq_defence_expect = {
+	.name = "expect",
+	.why = IRQ_TRACE_WHY_EXPECT,
+	.next_poll = irq_expect_next_poll,
+	.expired = irq_expect_expired,
+	.polled = irq_expect_polled,
+	.replanned = irq_expect_replanned,
+	.action_removed = __irq_expect_kill_all,
+};
 
 #if IRQ_TICK_LOOK /* the tick's look at verified tokens (tick_look.c) */
 /*

@@ -1,6 +1,6 @@
 /*
- * handle.c - running a line's handlers: the dispatcher the arch entry code
- * calls, the run of the action list with the line's lock dropped, replays
+ * handle.c - running a line's handlers: the run of the action list with
+ * the line's lock dropped (the flows of chip.c call it), replays
  * of edges that arrived while the line was busy or disabled, and polls
  * (running the handlers without an interrupt, for the defences).
  *
@@ -15,14 +15,14 @@
  * resend.c); written for irqkit. See also chip.c (flows), spurious.c
  * (note_interrupt), manage.c (the waits of free_irq/disable_irq).
  *
- * Layer 1, the dispatch core: may use layers 0-1; it calls up only through
- * the hooks core.h was given, and note_interrupt() (spurious.c), the one
- * call up the layer check sanctions (docs/irq-layers.md).
+ * Layer 1, the dispatch core: may use layers 0-1, but not chip.c, which
+ * calls it (the chip calls it needs are chip_ops.h's inline ones); it calls
+ * up only through the hooks core.h was given, and note_interrupt()
+ * (spurious.c), the one call up the layer check sanctions
+ * (docs/irq-layers.md).
  */
 #include "core.h"
-
-/* Count of generic_handle_irq calls for lines that do not exist. */
-static unsigned int irq_bad_line_calls;
+#include "chip_ops.h"
 
 #define IRQ_ALWAYS_INLINE static inline __attribute__((always_inline))
 
@@ -147,14 +147,13 @@ IRQ_ALWAYS_INLINE void finish_pending(struct irq_desc *desc, unsigned long *flag
 			__irq_schedule_resend(desc);
 			return;
 		}
-		__handle_irq_event_tr(desc, flags, tr);
-	}
-	if (desc->action && !(desc->status & IRQS_DISABLED)) {
 		if (tr)
-			__irq_unmask_traced(desc);
+			__handle_irq_event_traced(desc, flags);
 		else
-			__irq_unmask_notrace(desc);
+			__handle_irq_event(desc, flags);
 	}
+	if (desc->action && !(desc->status & IRQS_DISABLED))
+		chip_unmask(desc, tr && IRQ_TRACE_BUILD);  /* the trace compiled out: the untraced copy */
 }
 
 void __irq_finish_pending(struct irq_desc *desc, unsigned long *flags)
@@ -182,7 +181,10 @@ void __irq_enable_line(struct irq_desc *desc)
 	if (irq_line_flood_off(desc))
 		return;  /* off for flooding: the flood defence re-enables it (spurious.c) */
 	desc->status &= ~IRQS_DISABLED;
-	__irq_unmask(desc);
+	if (irq_trace_enabled())  /* as __irq_unmask (chip.c), which the flows' file keeps */
+		chip_unmask(desc, true);
+	else
+		chip_unmask(desc, false);
 	if (!(desc->status & IRQS_PENDING))
 		return;
 	if (irq_desc_is_level(desc))
@@ -200,8 +202,10 @@ static void irq_resend_timer_fn(void *arg)
 	if (desc->status & IRQS_REPLAY) {
 		desc->status &= ~IRQS_REPLAY;
 		/* If the handlers run right now, their owner replays it itself. */
-		if (!(desc->status & IRQS_INPROGRESS))
-			__irq_finish_pending_tr(desc, &flags, irq_trace_enabled());
+		if (!(desc->status & IRQS_INPROGRESS) && irq_trace_enabled())
+			__irq_finish_pending_traced(desc, &flags);
+		else if (!(desc->status & IRQS_INPROGRESS))
+			__irq_finish_pending(desc, &flags);
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
@@ -364,37 +368,6 @@ void irq_wait_idle(struct irq_desc *desc, const char *caller)
 		}
 		irq_port_cpu_relax();
 	}
-}
-
-int generic_handle_irq(unsigned int irq)
-{
-	struct irq_desc *desc = irq_to_desc(irq);
-	irq_flow_handler_t flow;
-
-	if (!desc) {
-		unsigned int n = __atomic_add_fetch(&irq_bad_line_calls, 1, __ATOMIC_RELAXED);
-
-		if (irq_report_due(n))
-			irq_port_log(IRQ_LOG_WARN, "irq: interrupt for line %u, which does not exist (%u so far)\n",
-				     irq, n);
-		return -IRQ_EINVAL;
-	}
-	flow = __atomic_load_n(&desc->handle_irq, __ATOMIC_ACQUIRE);
-	if (!flow) {
-		unsigned long flags = irq_port_lock_irqsave(&desc->lock);
-
-		irq_stat_inc(desc, IRQ_STAT_DELIVERED, true);
-		irq_stat_inc(desc, IRQ_STAT_SPURIOUS, true);
-		irq_port_unlock_irqrestore(&desc->lock, flags);
-		return -IRQ_ENODEV;
-	}
-	/* The one trace hook of a handled interrupt (trace.h): the traced copy of the flow. */
-	if (irq_trace_enabled()) {
-		irq_trace_run_flow(desc, flow);
-		return 0;
-	}
-	flow(desc);
-	return 0;
 }
 
 void irq_account_spurious(unsigned int irq)

@@ -39,10 +39,8 @@
 #include "interrupt.h"
 #include "irq_config.h"
 #include "irqchip.h"
-#include "policy.h"
 #include "port.h"
 #include "stats.h"
-#include "trace.h"
 
 /*
  * IRQ_TEXT - a sentence of the health reports (announcements, reminders,
@@ -573,9 +571,6 @@ void __irq_unmask(struct irq_desc *desc);
 void __irq_ack(struct irq_desc *desc);
 void __irq_mask_ack(struct irq_desc *desc);
 void __irq_eoi(struct irq_desc *desc);
-/* __irq_unmask without the trace check, and with the event recorded (__irq_finish_pending's two copies). */
-void __irq_unmask_notrace(struct irq_desc *desc);
-void __irq_unmask_traced(struct irq_desc *desc);
 
 /*
  * irq_trace_run_flow - generic_handle_irq's path when tracing is on
@@ -595,11 +590,10 @@ enum irq_pending_answer {
 };
 
 /*
- * __irq_chip_pending - ask the chip whether the line's interrupt is on its
- * way (irq_chip::irq_pending; its contract in irqchip.h). RETURNS an
- * enum irq_pending_answer. CONTEXT: the owner of a poll's run.
+ * __irq_chip_pending (chip_ops.h, inline) asks the chip whether the line's
+ * interrupt is on its way (irq_chip::irq_pending; its contract in
+ * irqchip.h): an enum irq_pending_answer. CONTEXT: the owner of a poll's run.
  */
-int __irq_chip_pending(struct irq_desc *desc);
 
 /* ---- handle.c ----------------------------------------------------------- */
 
@@ -820,16 +814,19 @@ bool irq_defences_unstarted(unsigned int irq, const char *caller);
 
 /* Milliseconds per second, for "12.345 s" in messages. */
 #define IRQ_MS_PER_S 1000ull
+/* Nanoseconds per millisecond and per second (policy.h's IRQ_POLICY_MS and _S; this header is below it). */
+#define IRQ_NS_PER_MS 1000000ull
+#define IRQ_NS_PER_S  1000000000ull
 
 /* Whole seconds and the millisecond remainder of @ns, for "%llu.%03llu s". */
 static inline unsigned long long irq_secs(uint64_t ns)
 {
-	return (unsigned long long)(ns / IRQ_POLICY_S);
+	return (unsigned long long)(ns / IRQ_NS_PER_S);
 }
 
 static inline unsigned long long irq_msecs(uint64_t ns)
 {
-	return (unsigned long long)(ns / IRQ_POLICY_MS % IRQ_MS_PER_S);
+	return (unsigned long long)(ns / IRQ_NS_PER_MS % IRQ_MS_PER_S);
 }
 
 /* Freestanding string equality (no libc in the core). */
@@ -849,9 +846,6 @@ extern uint32_t irq_defences_unstarted_calls;
 void irq_defences_core_init(void);
 
 /* ---- spurious.c: the flood defence ---------------------------------------- */
-
-/* irq_defences_reset_line - forget the line's defence state (irq_core_init, last free_irq). Lock held or boot. */
-void irq_defences_reset_line(struct irq_desc *desc);
 
 /*
  * __irq_flood_poll_due - the poll timer fired on a line at @now: re-enable
@@ -1098,12 +1092,6 @@ static inline void __irq_poll_want_change_end(struct irq_desc *desc)
 #endif
 }
 
-static inline uint32_t __irq_poll_want_gen(const struct irq_desc *desc)
-{
-	return __atomic_load_n(&desc->def.want_gen, __ATOMIC_SEQ_CST) +
-	       __atomic_load_n(&__irq_switches.gen, __ATOMIC_SEQ_CST);
-}
-
 /* irq_poll_timer_expired - the line's poll timer fired (irq_sched_hooks' callback). CONTEXT: timer context. */
 void irq_poll_timer_expired(struct irq_desc *desc);
 
@@ -1171,7 +1159,7 @@ uint64_t __irq_health_deadline(const struct irq_desc *desc);
 /* irq_log_ms - @ns as milliseconds for messages (whole ms, rounded down). */
 static inline unsigned long long irq_log_ms(uint64_t ns)
 {
-	return (unsigned long long)(ns / IRQ_POLICY_MS);
+	return (unsigned long long)(ns / IRQ_NS_PER_MS);
 }
 
 /* irq_action_find - the action of @desc registered with @dev_id, or NULL. Lock held. */

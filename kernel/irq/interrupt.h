@@ -16,6 +16,8 @@
  *
  * Errors are negative Linux/POSIX numbers (see irq_errno.h).
  * Interrupt-controller code uses <irq/irqchip.h>; statistics: <irq/stats.h>.
+ *
+ * Layer 0, the base: a public header; uses only irq_errno.h (docs/irq-layers.md).
  */
 #ifndef IRQ_INTERRUPT_H
 #define IRQ_INTERRUPT_H

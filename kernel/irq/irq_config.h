@@ -18,6 +18,8 @@
  * pool at all. The limits on sharing, replay and nesting exist only to
  * bound every loop of the core: real hardware never comes near them, a
  * broken driver or a stuck line does.
+ *
+ * Layer 0, the base: a public header; uses nothing (docs/irq-layers.md).
  */
 #ifndef IRQ_CONFIG_H
 #define IRQ_CONFIG_H

@@ -5,6 +5,8 @@
  * <kernel/errno.h>; these values are the Linux/POSIX numbers, the same as
  * that header's, so a driver compares request_irq()'s result with -EBUSY
  * and it just works. tests/unit/test_irq_stats.c checks that they agree.
+ *
+ * Layer 0, the base: a public header; uses nothing (docs/irq-layers.md).
  */
 #ifndef IRQ_ERRNO_H
 #define IRQ_ERRNO_H

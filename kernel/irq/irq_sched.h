@@ -3,9 +3,11 @@
  * the poll scheduler's services that the defences use, split out of
  * internals.h (issue 32, docs/irq-layers.md).
  * Layer 2, the defences' services' private header: may use layers 0-2.
- * What it holds today: the tick's set of lines (tick_look.c), which
- * expecting (expect.c) adds a line to and the scheduler (poll.c) asks
- * whether the tick looks. Included only by the files that use it.
+ * What it holds: the defence table (struct irq_defence: what the
+ * scheduler asks and tells each defence, without naming it), the poll
+ * timer's callback, and what the tick's look asks of expecting (struct
+ * irq_tick_hooks); the tick's set of lines, which reads tick_look.c's data,
+ * is tick_set.h. Included by the scheduler, the defences and the assembly.
  */
 #ifndef IRQ_SCHED_H
 #define IRQ_SCHED_H
@@ -20,12 +22,60 @@
 void irq_poll_timer_fn(void *desc);
 
 /*
- * The tick's set of lines (tick_look.c): one bit per line whose verified
- * tokens the tick looks at. irq_tick_look_on - whether the tick looks at
- * verified tokens (the profile wants it and the host ticks); their safety
- * poll then needs no timer (expect.c). __irq_tick_line_add - put @desc in
- * the set, lock-free (expect_irq; the ordering is at its definition).
+ * struct irq_defence - one defence as the poll scheduler (poll.c) sees it:
+ * what it is asked and told about a line, without the scheduler knowing
+ * which defence it is. Each defence of layer 3 defines its own, const
+ * (read-only data, nothing per line): irq_defence_flood (spurious.c: the
+ * flood and claimed-storm defence), irq_defence_expect (expect.c),
+ * irq_defence_watch (watch.c). The assembly (policy.c) puts the ones the
+ * build has (the switches of irq_config.h) in a NULL-terminated table, in
+ * the order they are called, and gives it to the scheduler
+ * (__irq_sched_init); the scheduler walks the table and names none of
+ * them. Every hook may be NULL (not asked, not told). All with the line's
+ * lock held. All are slow paths: a poll, a timer expiry, a reschedule
+ * after a defence's state moved, free_irq; none runs on a healthy
+ * interrupt's path (note_interrupt() is the one direct call up there).
  */
+struct irq_defence {
+	const char *name;  /* "flood", "expect", "watch" */
+	unsigned int why;  /* its IRQ_TRACE_WHY_* bit: the trace says which defence wanted a poll */
+	/* When it next wants the line polled at @now (0: not at all); asked by every reschedule. */
+	uint64_t (*next_poll)(struct irq_desc *desc, uint64_t now);
+	/* The poll timer fired at @now, before any poll: do what is due by @due_by (now plus the timer's lateness). */
+	void (*expired)(struct irq_desc *desc, uint64_t now, uint64_t due_by);
+	/* The timer's poll of the line ran, from @poll_ns, and looked at the device (not left to a pending interrupt). */
+	void (*polled)(struct irq_desc *desc, uint64_t poll_ns);
+	/* After that poll, the next one was worked out (next_poll asked): state kept for that answer may age now. */
+	void (*replanned)(struct irq_desc *desc);
+	/* @action leaves the line (free_irq): its state in this defence ends. */
+	void (*action_removed)(struct irq_desc *desc, struct irqaction *action);
+	/* The line's last action left: forget the line's state (since-boot counts excepted). */
+	void (*line_reset)(struct irq_desc *desc);
+};
+
+/* The most defences a table may hold (a bound for the walks; the build has at most three). */
+#define IRQ_DEFENCES_MAX 8
+
+/* Each defence's entry (layer 3), named only by the assembly (policy.c), which builds the table. */
+extern const struct irq_defence irq_defence_flood, irq_defence_expect, irq_defence_watch;
+
+/*
+ * __irq_sched_init - the scheduler's table of defences, NULL-terminated, in
+ * the order they are asked and told (irq_core_init, policy.c; at boot
+ * before any line has an action, so a plain pointer is enough). poll.c.
+ */
+void __irq_sched_init(const struct irq_defence *const *table);
+
+/* The earlier of two poll times, 0 meaning "no poll wanted" (the defences' next_poll answers). */
+static inline uint64_t irq_poll_earliest(uint64_t a, uint64_t b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a < b ? a : b;
+}
+
 /*
  * struct irq_tick_hooks - what the tick's look (layer 2) asks of expecting
  * (layer 3), through pointers the assembly gives it (policy.c), not by
@@ -39,22 +89,6 @@ struct irq_tick_hooks {
 };
 
 #if IRQ_TICK_LOOK
-extern uint32_t __irq_tick_period_ns;  /* 0: no tick (a 32-bit word: the headers read no 64-bit atomics) */
-static inline bool irq_tick_look_on(const struct irq_policy *p)
-{
-	return (uint32_t)p->expect_tick_look && __atomic_load_n(&__irq_tick_period_ns, __ATOMIC_ACQUIRE);
-}
-extern uint32_t __irq_tick_lines[(IRQ_NR_LINES + 31) / 32];
-/* Inline: expect_irq's verified path calls it for every command (a call cost 16 instructions of 30). */
-static inline void __irq_tick_line_add(struct irq_desc *desc)
-{
-	unsigned int irq = desc->irq_data.irq;  /* its index in irq_descs (irq_core_init), one load */
-	uint32_t *word = &__irq_tick_lines[irq / 32], bit = 1u << (irq % 32);
-
-	/* seq_cst load, then seq_cst OR: the ordering is written down in tick_look.c. */
-	if (!(__atomic_load_n(word, __ATOMIC_SEQ_CST) & bit))
-		__atomic_or_fetch(word, bit, __ATOMIC_SEQ_CST);
-}
 /*
  * __irq_tick_reset - no tick, empty set (irq_defences_core_init); @hooks:
  * what the tick's look asks of expecting, kept for good (written at boot
@@ -62,16 +96,6 @@ static inline void __irq_tick_line_add(struct irq_desc *desc)
  */
 void __irq_tick_reset(const struct irq_tick_hooks *hooks);
 #else
-/* The tick's look left out (IRQ_TICK_LOOK 0): never on, an empty set (tick_look.c). */
-static inline bool irq_tick_look_on(const struct irq_policy *p)
-{
-	(void)p;
-	return false;
-}
-static inline void __irq_tick_line_add(struct irq_desc *desc)
-{
-	(void)desc;
-}
 static inline void __irq_tick_reset(const struct irq_tick_hooks *hooks)
 {
 	(void)hooks;

@@ -18,6 +18,8 @@
  * interrupts disabled; they must not call back into the core, except
  * irq_set_handler() from set_type. A chip shared by many lines serialises
  * its own registers if lines can be handled on several CPUs.
+ *
+ * Layer 0, the base: a public header; uses only irq_errno.h (docs/irq-layers.md).
  */
 #ifndef IRQ_IRQCHIP_H
 #define IRQ_IRQCHIP_H

@@ -5,6 +5,11 @@
  * defences. The profiles themselves and the switches' state are
  * tunables.c's. See spurious.c for what the defences do.
  *
+ * The assembly also gives the layers below what they call up through:
+ * the dispatch core its hooks (struct irq_core_hooks), the scheduler its
+ * table of the defences the build has (struct irq_defence), the tick's
+ * look what it asks of expecting (struct irq_tick_hooks).
+ *
  * Layer 5, the assembly: may use every layer (docs/irq-layers.md).
  */
 #include "irq_sched.h"
@@ -32,9 +37,30 @@ static const struct irq_tick_hooks irq_tick_hooks_built = {
 #define IRQ_TICK_HOOKS_BUILT NULL
 #endif
 
+/*
+ * The defences the build has (irq_config.h's switches), as the poll
+ * scheduler walks them (struct irq_defence, irq_sched.h): the flood defence
+ * first, so that a line it re-enables at a timer's expiry is on before
+ * expecting looks at its tokens; expecting's tokens die before watching
+ * stops when an action leaves. Read-only: nothing here is per line.
+ */
+static const struct irq_defence *const irq_defences_built_table[] = {
+#if IRQ_FLOOD || IRQ_STORM
+	&irq_defence_flood,
+#endif
+#if IRQ_EXPECT
+	&irq_defence_expect,
+#endif
+#if IRQ_WATCH
+	&irq_defence_watch,
+#endif
+	NULL,
+};
+
 void irq_core_init(void)
 {
 	__irq_descs_init(&irq_core_hooks_built);
+	__irq_sched_init(irq_defences_built_table);
 	/* The defences start later, with irq_defences_start (policy.h). */
 	irq_defences_core_init();
 	irq_expect_pool_init();

@@ -1,7 +1,7 @@
 /*
  * poll.c - the per-line poll timer of kernel/irq's defences: each defence
- * says when it wants the line polled (the flood defence in spurious.c,
- * expecting in expect.c, watching in watch.c, irqpoll here) and the timer is
+ * says when it wants the line polled (through the defence table: the flood
+ * defence, expecting, watching; and irqpoll here) and the timer is
  * armed for the earliest of those times, as a one-shot timer, so nothing
  * runs periodically unless a defence asks for it and a tickless kernel
  * stays tickless. Also here: irqfixup (an unclaimed interrupt tries the
@@ -19,10 +19,14 @@
  * flood defence poll their line whatever its flags: the driver asked for
  * it, or the handler is being called in vain by the flood anyway.
  *
- * Layer 2, the poll scheduler: may use layers 0-2. Not yet kept: it still
- * asks expecting, watching and the flood defence by name (their
- * deadlines, the poll's marks, a freed action's end), the last three
- * back-edges of docs/irq-layers.md, which the defence table removes.
+ * The defences are asked and told through the table the assembly gave the
+ * scheduler (struct irq_defence, irq_sched.h; __irq_sched_init): when each
+ * next wants the line polled and why, what is due at a timer's expiry, a
+ * poll that ran, an action that left, a line whose last action left. This
+ * file names none of them; irqpoll and irqfixup are its own, and the
+ * misroute episode's end is health reporting's (episode.c, layer 2).
+ *
+ * Layer 2, the poll scheduler: may use layers 0-2 (docs/irq-layers.md).
  */
 #include "irq_sched.h"
 
@@ -49,14 +53,29 @@
 #define IRQ_POLL_RERUN_MAX 6
 
 
-/* The earlier of two poll times, 0 meaning "no poll wanted". */
-static uint64_t irq_poll_earliest(uint64_t a, uint64_t b)
+/*
+ * The defences the assembly gave the scheduler (__irq_sched_init): a
+ * NULL-terminated table of const entries. NULL before irq_core_init.
+ */
+static const struct irq_defence *const *irq_sched_defences;
+
+void __irq_sched_init(const struct irq_defence *const *table)
 {
-	if (!a)
-		return b;
-	if (!b)
-		return a;
-	return a < b ? a : b;
+	irq_sched_defences = table;
+}
+
+/* Walk the table: @d each defence in turn, at most IRQ_DEFENCES_MAX. */
+#define for_each_defence(d, i)                                                                        \
+	for ((i) = 0; irq_sched_defences && (i) < IRQ_DEFENCES_MAX && ((d) = irq_sched_defences[i]); (i)++)
+
+/*
+ * The line's poll-time generation (see __irq_poll_want_moved, internals.h):
+ * its own changes plus a profile change (__irq_switches.gen, every line).
+ */
+static uint32_t __irq_poll_want_gen(const struct irq_desc *desc)
+{
+	return __atomic_load_n(&desc->def.want_gen, __ATOMIC_SEQ_CST) +
+	       __atomic_load_n(&__irq_switches.gen, __ATOMIC_SEQ_CST);
 }
 
 /* Whether the line's actions are shared (so that irqfixup/irqpoll may call them). Lock held. */
@@ -98,21 +117,17 @@ static uint64_t __irq_poll_all_deadline(struct irq_desc *desc, uint64_t now)
 static unsigned int __irq_poll_why(struct irq_desc *desc, uint64_t now)
 {
 	uint64_t by = now + desc->def.poll_late_ns, t;
-	unsigned int why = 0, walked;
-	struct irqaction *a;
+	const struct irq_defence *d;
+	unsigned int why = 0, i;
 
-	t = __irq_flood_deadline(desc, now);
-	why |= t && t <= by ? IRQ_TRACE_WHY_FLOOD : 0;
+	for_each_defence(d, i) {
+		t = d->next_poll ? d->next_poll(desc, now) : 0;
+		why |= t && t <= by ? d->why : 0;
+	}
 	t = __irq_poll_all_deadline(desc, now);
 	why |= t && t <= by ? IRQ_TRACE_WHY_IRQPOLL : 0;
 	t = __irq_health_deadline(desc);
 	why |= t && t <= by ? IRQ_TRACE_WHY_HEALTH : 0;
-	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
-		t = __irq_expect_deadline(desc, a, now);
-		why |= t && t <= by ? IRQ_TRACE_WHY_EXPECT : 0;
-		t = __irq_watch_deadline(desc, a, now);
-		why |= t && t <= by ? IRQ_TRACE_WHY_WATCH : 0;
-	}
 	return why;
 }
 
@@ -120,29 +135,24 @@ static unsigned int __irq_poll_why(struct irq_desc *desc, uint64_t now)
 static uint64_t __irq_poll_want(struct irq_desc *desc, uint64_t now)
 {
 	struct irq_defence_line *def = &desc->def;
-	struct irqaction *a;
-	unsigned int walked;
-	uint64_t want;
+	const struct irq_defence *d;
+	unsigned int i;
+	uint64_t want = 0;
 
 	if (!irq_defences_active() || !desc->action)
 		return 0;
 	/*
-	 * Each defence is asked only when its state can want a poll (the
-	 * first test each deadline function makes itself, so the answer is
-	 * the same): this runs after every poll of a line whose interrupts are
-	 * lost, and most lines have one defence at work, not five.
+	 * Each defence is asked; each answers 0 at its first test when its
+	 * state wants no poll (this runs after every poll of a line whose
+	 * interrupts are lost, and most lines have one defence at work).
 	 */
-	want = irq_line_flood_off(desc) || irq_line_flood_testing(desc) ? __irq_flood_deadline(desc, now) : 0;
+	for_each_defence(d, i)
+		if (d->next_poll)
+			want = irq_poll_earliest(want, d->next_poll(desc, now));
 	if (irq_poll_all_enabled())
 		want = irq_poll_earliest(want, __irq_poll_all_deadline(desc, now));
 	if (def->misroute.active)
 		want = irq_poll_earliest(want, __irq_health_deadline(desc));
-	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
-		if (a->expects)
-			want = irq_poll_earliest(want, __irq_expect_deadline(desc, a, now));
-		if (a->watch.flags & IRQ_WAT_WATCHING)
-			want = irq_poll_earliest(want, __irq_watch_deadline(desc, a, now));
-	}
 	if (want && def->polls && want < def->last_poll_ns + IRQ_POLL_MIN_GAP_NS)
 		want = def->last_poll_ns + IRQ_POLL_MIN_GAP_NS;
 	return want;
@@ -227,32 +237,6 @@ static uint64_t __irq_poll_want_at_expiry(struct irq_desc *desc, uint64_t armed_
 	return __irq_poll_want(desc, now);
 }
 
-/*
- * The poll timer fired: the line is looked at now. A verified token's
- * expect that is younger than its safety delay now needs no look before
- * the next recheck (expect_verified_recheck_ns; expect.c), one that is older
- * is due; and tokens that did not expect since the last look keep no
- * recheck alive, so an idle line's timer stops. Lock held.
- */
-static void __irq_poll_verified_look(struct irq_desc *desc, uint64_t now)
-{
-#if IRQ_EXPECT
-	struct irqaction *a;
-	unsigned int walked;
-
-	desc->def.verified_check_ns = now;
-	/* Pairs with the loads in expect_irq (irq_expect_poll_armed_for_recheck). */
-	__atomic_store_n(&desc->def.recheck_word, irq_poll_word_encode(now + irq_policy()->expect_verified_recheck_ns),
-			 __ATOMIC_SEQ_CST);
-	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
-		__irq_expect_age(desc, a);
-	__irq_poll_want_moved(desc);
-#else
-	(void)desc;
-	(void)now;  /* expecting left out: no token is ever verified */
-#endif
-}
-
 /* After a poll: adapt the gap of the fast polls to what the poll found. Lock held. */
 static void __irq_poll_adapt(struct irq_desc *desc, int found)
 {
@@ -309,8 +293,8 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 				unsigned long *flags)
 {
 	struct irq_defence_line *def = &desc->def;
-	struct irqaction *a;
-	unsigned int walked;
+	const struct irq_defence *d;
+	unsigned int i;
 	uint64_t now, want, late;
 	/* @poll_ns read just before it (irq_poll_timer_expired); lock held before and after. */
 	int found = irq_poll_line_at(desc, chain->why, poll_ns, flags);
@@ -337,15 +321,17 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 	deferred = found == -IRQ_EINPROGRESS;
 	if (!deferred) {  /* a poll that left the work to the pending interrupt looked at nothing */
 		__irq_poll_adapt(desc, found);
-		for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
-			__irq_expect_mark_polled(a, poll_ns);
+		for_each_defence(d, i)
+			if (d->polled)
+				d->polled(desc, poll_ns);
 	}
 	if (now >= def->remind_at_ns)  /* a reminder or a misroute's end may be due (health.c) */
 		__irq_health_remind(desc, now);
 	gen = __irq_poll_want_gen(desc);
 	want = __irq_poll_want(desc, now);
-	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
-		__irq_expect_age(desc, a);
+	for_each_defence(d, i)
+		if (d->replanned)
+			d->replanned(desc);
 	late = def->poll_late_ns;
 	if (found == IRQ_HANDLED)
 		chain->spin_until = now + late;
@@ -382,6 +368,8 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	unsigned long flags;
 	uint64_t now = irq_port_now_ns(), want, armed_ns;
 	struct irq_poll_chain chain = { 0 };
+	const struct irq_defence *d;
+	unsigned int i;
 	uint32_t gen;
 
 	flags = irq_port_lock_irqsave(&desc->lock);
@@ -401,15 +389,13 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 		return;
 	}
 	/*
-	 * Due by the time the timer was armed early for (__irq_poll_arm), as
-	 * the polls below. Only a line off for flooding or under its re-enable
-	 * test has anything due (the function's own first tests).
+	 * Each defence does what is due by the time the timer was armed early
+	 * for (__irq_poll_arm), as the polls below: the flood defence's
+	 * re-enable or passed test, expecting's look at its verified tokens.
 	 */
-	if (irq_line_flood_off(desc) || irq_line_flood_testing(desc))
-		__irq_flood_poll_due(desc, now, now + desc->def.poll_late_ns);
-	/* With the host's tick, the tick looks at the verified tokens (tick_look.c). */
-	if (irq_policy()->expect_verified_recheck_ns && !irq_tick_look_on(irq_policy()) && __irq_expect_any_verified(desc))
-		__irq_poll_verified_look(desc, now);
+	for_each_defence(d, i)
+		if (d->expired)
+			d->expired(desc, now, now + desc->def.poll_late_ns);
 	gen = __irq_poll_want_gen(desc);
 	want = __irq_poll_want_at_expiry(desc, armed_ns, now);
 	if (!want || want > now + desc->def.poll_late_ns) {
@@ -476,13 +462,39 @@ void __irq_defences_action_added(struct irq_desc *desc, struct irqaction *action
 		__irq_poll_reschedule(desc, irq_port_now_ns());
 }
 
+/* The scheduler's own state of a line whose last action left (and irqfixup's misroute episode). Lock held. */
+static void __irq_sched_line_reset(struct irq_desc *desc)
+{
+	struct irq_defence_line *def = &desc->def;
+
+	/*
+	 * Only what the lock protects: a run of the handler being freed may
+	 * still be writing the owner's fields, and since-boot counters survive
+	 * the line's drivers.
+	 */
+	irq_poll_cancel(desc);
+	def->misroute.active = false;
+	def->misroute.cause = 0;
+	def->poll_at_ns = 0;
+	__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
+#if IRQ_EXPECT
+	__atomic_store_n(&def->recheck_word, 0, __ATOMIC_SEQ_CST);
+#endif
+	def->armed_want_ns = 0;
+	__irq_poll_want_moved(desc);
+	def->poll_gap_ns = 0;
+}
+
 void __irq_defences_action_removed(struct irq_desc *desc, struct irqaction *action)
 {
+	const struct irq_defence *d;
+	unsigned int i;
 	uint64_t now;
 
 	__irq_poll_want_moved(desc);
-	__irq_expect_kill_all(desc, action);
-	__irq_watch_stop(desc, action);
+	for_each_defence(d, i)
+		if (d->action_removed)
+			d->action_removed(desc, action);
 	/* Read after the verdicts above, which may open the episode at their own, later "now". */
 	now = irq_port_now_ns();
 	if (action->health.active)
@@ -490,11 +502,10 @@ void __irq_defences_action_removed(struct irq_desc *desc, struct irqaction *acti
 			     IRQ_NAME_LOG_MAX, action->name, irq_log_ms(now - action->health.since_ns));
 	action->health.active = false;
 	if (!desc->action) {
-#if IRQ_FLOOD || IRQ_STORM
-		if (desc->def.storm.active)
-			irq_port_log(IRQ_LOG_INFO, "irq %u: last handler freed; flood defence reset\n", desc->irq_data.irq);
-#endif
-		irq_defences_reset_line(desc);
+		__irq_sched_line_reset(desc);
+		for_each_defence(d, i)
+			if (d->line_reset)
+				d->line_reset(desc);
 		return;
 	}
 	__irq_poll_reschedule(desc, now);

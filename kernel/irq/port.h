@@ -35,6 +35,9 @@
  *                     interrupts disabled on this CPU.
  *   timer context   - a callback of an irq_port_timer. Interrupts disabled
  *                     (on x86: inside the timer interrupt).
+ *
+ * Layer 0, the base: the porting contract, below every file of the core;
+ * uses only the host's own header (docs/irq-layers.md).
  */
 #ifndef IRQ_PORT_H
 #define IRQ_PORT_H

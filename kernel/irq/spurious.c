@@ -101,11 +101,14 @@
  * health) takes desc->lock. Expect tokens change their state word
  * atomically, so the verified path needs no lock at all.
  *
+ * The scheduler asks and tells the flood defence through irq_defence_flood
+ * (struct irq_defence, irq_sched.h).
+ *
  * Layer 3, a defence (and note_interrupt, the core's accounting after
  * every run, called by handle.c: the layer check's one sanctioned call
  * up): may use layers 0-2 (docs/irq-layers.md).
  */
-#include "core.h"
+#include "irq_sched.h"
 
 #if IRQ_FLOOD || IRQ_STORM
 /*
@@ -848,17 +851,32 @@ uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now)
 #endif
 }
 
-void irq_defences_reset_line(struct irq_desc *desc)
+#if IRQ_FLOOD || IRQ_STORM
+/* The flood defence's answer to the scheduler: only a line off or on its re-enable test wants a poll. */
+static uint64_t irq_flood_next_poll(struct irq_desc *desc, uint64_t now)
+{
+	return desc->def.flood_off || desc->def.flood_testing ? __irq_flood_deadline(desc, now) : 0;
+}
+
+/* The poll timer fired: a re-enable or a passed test may be due (only on a line off or on test). */
+static void irq_flood_expired(struct irq_desc *desc, uint64_t now, uint64_t due_by)
+{
+	if (desc->def.flood_off || desc->def.flood_testing)
+		__irq_flood_poll_due(desc, now, due_by);
+}
+
+/* The line's last action left: the line is on again, no storm episode. Lock held. */
+static void irq_flood_line_reset(struct irq_desc *desc)
 {
 	struct irq_defence_line *def = &desc->def;
 
+	if (def->storm.active)
+		irq_port_log(IRQ_LOG_INFO, "irq %u: last handler freed; flood defence reset\n", desc->irq_data.irq);
 	/*
 	 * Only what the lock protects: a run of the handler being freed may
 	 * still be writing the owner's fields (seg, polled_claims ...), and
 	 * since-boot counters survive the line's drivers.
 	 */
-	irq_poll_cancel(desc);
-#if IRQ_FLOOD || IRQ_STORM
 	def->flood_off = false;
 	def->flood_testing = false;
 	def->flood_off_since_ns = 0;
@@ -868,19 +886,14 @@ void irq_defences_reset_line(struct irq_desc *desc)
 	def->off_claimed = false;
 	def->storm.active = false;
 	def->storm.cause = 0;
-#endif
-	def->misroute.active = false;
-	def->misroute.cause = 0;
-	def->poll_at_ns = 0;
-	__atomic_store_n(&def->poll_at_word, 0, __ATOMIC_SEQ_CST);
-#if IRQ_EXPECT
-	__atomic_store_n(&def->recheck_word, 0, __ATOMIC_SEQ_CST);
-#endif
-	def->armed_want_ns = 0;
-	__irq_poll_want_moved(desc);
-	def->poll_gap_ns = 0;
-#if IRQ_WATCH
-	__atomic_store_n(&def->watching, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&def->watch_late_open, 0, __ATOMIC_RELAXED);
-#endif
 }
+
+/* The flood and claimed-storm defence as the poll scheduler sees it (irq_sched.h; the assembly lists it). */
+const struct irq_defence irq_defence_flood = {
+	.name = "flood",
+	.why = IRQ_TRACE_WHY_FLOOD,
+	.next_poll = irq_flood_next_poll,
+	.expired = irq_flood_expired,
+	.line_reset = irq_flood_line_reset,
+};
+#endif

@@ -22,6 +22,8 @@
  * a /proc/interrupts). Each slot is a native word read and written whole,
  * folded into a 64-bit sum before it can wrap on a 32-bit CPU, so a read
  * on any CPU sees whole, 64-bit counts (internals.h, irq_stat_inc).
+ *
+ * Layer 0, the base: a public header; uses only irq_errno.h (docs/irq-layers.md).
  */
 #ifndef IRQ_STATS_H
 #define IRQ_STATS_H

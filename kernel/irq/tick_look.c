@@ -66,7 +66,7 @@ static const struct irq_tick_hooks *irq_tick_hooks;
  * buffer), and the line would be out of the set with a token expecting:
  * a lost interrupt would then wait for the slow poll (3 s).
  */
-/* __irq_tick_line_add (internals.h) is expect_irq's side of it. */
+/* __irq_tick_line_add (tick_set.h) is expect_irq's side of it. */
 
 /*
  * The number of the lowest set bit of @bits (not 0), by a de Bruijn
@@ -120,7 +120,9 @@ void irq_tick(uint64_t now)
 {
 	unsigned int w;
 
-	if (!irq_defences_active() || !irq_tick_look_on(irq_policy())) {
+	/* irq_tick_look_on (tick_set.h), read here without the header that reads this file's data. */
+	if (!irq_defences_active() || !(uint32_t)irq_policy()->expect_tick_look ||
+	    !__atomic_load_n(&__irq_tick_period_ns, __ATOMIC_ACQUIRE)) {
 		/*
 		 * The profile changed to one without the tick's look (irqpolicy=
 		 * tejun2010 at run time): a token expecting now has no timer of

@@ -12,6 +12,8 @@
  * empties it.
  */
 #include "internals.h"
+#include "policy.h"
+#include "trace.h"
 
 /* Longest driver event name, in characters. */
 #define IRQ_TRACE_TAG_MAX 23

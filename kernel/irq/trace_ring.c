@@ -30,6 +30,7 @@
  * per event; the slot's fields are plain stores.
  */
 #include "internals.h"
+#include "trace_event.h"
 
 /* Attempts to take a slot before the event is dropped (each failure is a nested event). */
 #define IRQ_TRACE_CAS_TRIES 16

@@ -9,6 +9,7 @@
  * Layer 0, the base: may use only the port and the public headers (docs/irq-layers.md).
  */
 #include "internals.h"
+#include "policy_table.h"
 
 /* Instantiate each column of IRQ_POLICY_TUNABLES as one profile. */
 #define IRQ_POLICY_COL_IRQKIT(field, irqkit, tejun2010, mainline, what) .field = (irqkit),

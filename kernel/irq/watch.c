@@ -56,9 +56,12 @@
  * Wary and bad work as for any watch. So a lost interrupt of such a device
  * is found by the next watch poll however long it has been quiet.
  *
+ * The scheduler asks and tells it through irq_defence_watch (struct
+ * irq_defence, irq_sched.h).
+ *
  * Layer 3, a defence: may use layers 0-2 (docs/irq-layers.md).
  */
-#include "core.h"
+#include "irq_sched.h"
 
 #if IRQ_WATCH
 /* Percent, for the period's ratio. */
@@ -468,6 +471,38 @@ void watch_irq_keep(unsigned int irq, void *dev_id)
 {
 	__watch_irq_start(irq, dev_id, true, "watch_irq_keep");
 }
+
+/* Watching's answer to the scheduler: the earliest poll any watched action of the line wants. Lock held. */
+static uint64_t irq_watch_next_poll(struct irq_desc *desc, uint64_t now)
+{
+	struct irqaction *a;
+	unsigned int walked;
+	uint64_t want = 0;
+
+	/* The count of watched actions (under the lock, as every change of it): none, no walk. */
+	if (!__atomic_load_n(&desc->def.watching, __ATOMIC_RELAXED))
+		return 0;
+	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
+		if (a->watch.flags & IRQ_WAT_WATCHING)
+			want = irq_poll_earliest(want, __irq_watch_deadline(desc, a, now));
+	return want;
+}
+
+/* The line's last action left: no action is watched, no find awaits its verdict. Lock held. */
+static void irq_watch_line_reset(struct irq_desc *desc)
+{
+	__atomic_store_n(&desc->def.watching, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&desc->def.watch_late_open, 0, __ATOMIC_RELAXED);
+}
+
+/* Watching as the poll scheduler sees it (irq_sched.h; the assembly lists it). */
+const struct irq_defence irq_defence_watch = {
+	.name = "watch",
+	.why = IRQ_TRACE_WHY_WATCH,
+	.next_poll = irq_watch_next_poll,
+	.action_removed = __irq_watch_stop,
+	.line_reset = irq_watch_line_reset,
+};
 
 #else /* !IRQ_WATCH */
 

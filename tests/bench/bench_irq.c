@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <irq/irq_sched.h>
+#include <irq/tick_set.h>
 #include <irq_port_host.h>
 
 /* Interrupts run before measuring: caches, branch history, lazy binding. */

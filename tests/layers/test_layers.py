@@ -3,8 +3,11 @@
 Each case writes a small tree of C files that declare their layers in their opening comments,
 runs the tool on it with --strict, and checks that a use or an include that runs up from a lower
 layer, a circle, or a file without a declared layer fails it, and that a clean tree passes. Then
-the tool runs on kernel/irq itself in report mode (today's knot must not fail `make test`) and the
-walk of one disk command's token is checked to have followed the token.
+the tool runs on kernel/irq itself with --strict, which must pass (no circle, no use up but the
+sanctioned note_interrupt(), every file's layer declared), the walk of one disk command's token
+is checked to have followed the token, and a copy of kernel/irq with one call back up added (the
+scheduler naming a defence) and one with an include circle added (the tables' file including the
+header that reads them) must each fail it.
 """
 import json
 import os
@@ -216,18 +219,61 @@ def test_the_best_stacking_puts_the_fewest_uses_back_up(tmp_path):
     assert data["levels"] == 2
 
 
-def test_kernel_irq_in_report_mode_runs_and_follows_the_token(tmp_path):
+def test_kernel_irq_passes_strict_and_the_walk_follows_the_token(tmp_path):
     out = tmp_path / "k"
-    p = subprocess.run([sys.executable, TOOL, "--cc", CC, "--walk", "--out", str(out), "--quiet",
+    p = subprocess.run([sys.executable, TOOL, "--cc", CC, "--walk", "--out", str(out), "--quiet", "--strict",
                         "--json", str(out / "k.json")], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stdout + p.stderr
+    assert "layers: no circle, every use runs down or within its layer, every file declares its layer" in p.stdout
     with open(out / "k.json") as fh:
         data = json.load(fh)
     for section in ("2. Circles", "3. The best stacking", "4. Against the declared layers", "5. The walk"):
         assert section in p.stdout
+    assert data["circles"] == [] and data["violations"] == [] and data["back_uses"] == 0
+    assert all(src == "comment" for src in data["layer_source"].values()), data["layer_source"]
+    # The one call up allowed by name, and nothing else of the pair.
+    assert [(a, b) for a, b, _ in data["sanctioned"]] == [("handle.c", "spurious.c")]
     assert set(data["walks"]) == {"first", "verified", "lost"}
     for name, w in data["walks"].items():
         # The token's path starts in expect_irq and reaches the interrupt's dispatch.
         assert w["path"][0] == "expect.c", name
         assert "handle.c" in w["files"], name
     assert "tick_look.c" in data["walks"]["lost"]["files"] or "poll.c" in data["walks"]["lost"]["files"]
+
+
+def kernel_irq_copy(tmp_path, edits):
+    """kernel/irq (with its template port) copied under tmp_path, each (file, old, new) edit applied."""
+    d = tmp_path / "kernel" / "irq"
+    shutil.copytree(os.path.join(ROOT, "kernel", "irq"), d)
+    for name, old, new in edits:
+        text = (d / name).read_text()
+        assert old in text, (name, old)
+        (d / name).write_text(text.replace(old, new, 1))
+    return d
+
+
+def strict_on(d, tmp_path):
+    return subprocess.run([sys.executable, TOOL, "--dir", str(d), "--cc", CC, "--out", str(tmp_path / "o"),
+                           "--quiet", "--strict"], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_one_call_back_up_added_to_kernel_irq_fails_strict(tmp_path):
+    # The poll scheduler (layer 2) naming a defence (layer 3) again, as it did before the defence table.
+    d = kernel_irq_copy(tmp_path, [("poll.c", "void irq_poll_timer_fn(void *arg)\n",
+                                    "void __irq_layers_up(struct irq_desc *desc, struct irqaction *a);\n"
+                                    "void __irq_layers_up(struct irq_desc *desc, struct irqaction *a)\n"
+                                    "{\n\t__irq_expect_kill_all(desc, a);\n}\n\n"
+                                    "void irq_poll_timer_fn(void *arg)\n")])
+    p = strict_on(d, tmp_path)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "violation: poll.c (layer 2) -> expect.c (layer 3): __irq_layers_up -> __irq_expect_kill_all" in p.stdout
+    assert "layers: FAIL (--strict): 1 uses run from a lower layer to a higher one" in p.stdout
+
+
+def test_one_include_circle_added_to_kernel_irq_fails_strict(tmp_path):
+    # The tables' file including the header whose inline helpers read those tables (core.h: irq_to_desc).
+    d = kernel_irq_copy(tmp_path, [("desc_table.c", '#include "internals.h"\n', '#include "core.h"\n')])
+    p = strict_on(d, tmp_path)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "circle within layer 1: core.h desc_table.c" in p.stdout
+    assert "layers: FAIL (--strict): 1 circle(s)" in p.stdout

@@ -38,7 +38,7 @@ SECTOR = diskimg.SECTOR
 NVME_BYTES = 4 * MIB
 AHCI_BYTES = 4 * MIB
 ICOUNT_SHIFT = 3
-SAFETY_MAX_US = 400  # kernel/irq/policy.h: expect_first_poll_max_ns, the safety delay's cap
+SAFETY_MAX_US = 400  # kernel/irq/policy_table.h: expect_first_poll_max_ns, the safety delay's cap
 # The tick's own run and the poll it arms: the timer interrupt, kernel/time's queue, irq_tick's look
 # and the poll timer's expiry, 1,000-2,000 guest instructions (8-16 us at shift 3; make prof-ata),
 # with room for TCG's interrupt entry. Measured: 9 us past tick + safety (1,409 us, 5 Dec 16:08).

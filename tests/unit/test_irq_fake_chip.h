@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <irq/irq_sched.h>
+#include <irq/tick_set.h>
 #include <irq_port_host.h>
 
 /* The fakes: all operations but mask_ack; with mask_ack; without set_type. */

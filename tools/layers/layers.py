@@ -32,10 +32,9 @@ What it prints:
      circle, within a layer too (a shared private header below all of them is fine, since nothing
      below uses anything above).
 
-Exit status: 0 when the tool ran (report mode, what `make test` runs today: the tree still has the
-knot, and the second part of issue 32 removes it); with --strict, 1 when there is a violation, a
-circle, or a file without a declared layer; 2 when the tool itself could not run (a compile error,
-a missing tool).
+Exit status: with --strict (what `make layers` and `make test` run), 1 when there is a violation,
+a circle, or a file without a declared layer, else 0; without it (report mode), 0 whatever it
+found; 2 when the tool itself could not run (a compile error, a missing tool).
 """
 import argparse
 import itertools
@@ -45,8 +44,9 @@ import re
 import subprocess
 import sys
 
-# The layer each of today's files is planned to end up in (docs/irq-layers.md, "The layers"); a
-# file's own "Layer N" comment overrides it. Where a file of today holds parts of several layers
+# The layer each file was planned to end up in before every file of kernel/irq declared its own
+# (docs/irq-layers.md, "The layers"); a file's own "Layer N" comment overrides it, and today every
+# file has one (make layers fails on a file without). Where a file of today holds parts of several layers
 # (spurious.c: note_interrupt's accounting of the dispatch core and the flood and storm defences;
 # internals.h: everything), it is placed where the split puts its bulk or its base; the uses of
 # its other parts then show as violations, which is the point.
@@ -540,7 +540,7 @@ def main():
         print(f"\nlayers: FAIL (--strict): {'; '.join(failed)}")
         return 1
     print(f"\nlayers: report only, not failing: {'; '.join(failed)} "
-          "(issue 32's second part makes this check strict)")
+          "(make layers and make test run it with --strict)")
     return 0
 
 

@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <irq/irq_sched.h>
+#include <irq/tick_set.h>
 #include <irq_port_host.h>
 
 /* Virtual time units. */
