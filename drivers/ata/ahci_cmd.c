@@ -66,6 +66,7 @@ static void open_bracket(struct ahci_port *p)
 	if (!p->expecting) {
 		p->expecting = true;
 		p->stats.brackets++;
+		ata_fault_cpustall();
 		expect_irq(p->expect);
 	}
 }
@@ -245,16 +246,45 @@ static void report_lost(struct ahci_port *p, const struct ahci_cmd *cmd, uint32_
 	p->lost_unreported = 0;
 }
 
-/* recover_lost - the command left PxCI (or failed) and no interrupt told us: complete it. */
+/*
+ * report_late - the completion's interrupt did not come in AHCI_IRQ_WAIT_MS,
+ * but the CPU it is routed to did not run meanwhile (irq_expect_cpu_ran):
+ * late, not lost. Info level, rate-limited as report_lost.
+ */
+static void report_late(struct ahci_port *p, const struct ahci_cmd *cmd)
+{
+	uint64_t now = ktime_get_ns();
+
+	if (p->stats.late_recovered > AHCI_LOST_REPORT_BURST &&
+	    now - p->last_late_report_ns < (uint64_t)AHCI_LOST_REPORT_INTERVAL_MS * NS_PER_MS)
+		return;
+	pr_info("%s: %s: %s (line %d) late: its CPU did not run in %u ms (the host or firmware stopped it, or its "
+		"interrupts were off); the driver completed %s (%llu so far)\n",
+		p->host->name, p->name, p->host->irq_kind ? p->host->irq_kind : "the interrupt", p->host->line,
+		(unsigned int)AHCI_IRQ_WAIT_MS, cmd_name(cmd), (unsigned long long)p->stats.late_recovered);
+	p->last_late_report_ns = now;
+}
+
+/*
+ * recover_lost - the command left PxCI (or failed) and no interrupt told us:
+ * complete it. Lost only if the line's CPU ran meanwhile (asked before the
+ * bracket closes: the core's mark is the open expect's).
+ */
 static void recover_lost(struct ahci_port *p, struct ahci_cmd *cmd)
 {
 	uint32_t is = ahci_port_read(p, AHCI_PxIS);
+	bool ran = !p->expecting || irq_expect_cpu_ran(p->expect);
 
 	close_bracket(p, true);
-	p->stats.lost_recovered++;
-	report_lost(p, cmd, is);
-	if (p->host->irq_requested)
-		watch_irq((unsigned int)p->host->line, p->host);
+	if (ran) {
+		p->stats.lost_recovered++;
+		report_lost(p, cmd, is);
+		if (p->host->irq_requested)
+			watch_irq((unsigned int)p->host->line, p->host);
+	} else {
+		p->stats.late_recovered++;
+		report_late(p, cmd);
+	}
 	(void)service_port(p);
 }
 
@@ -369,10 +399,10 @@ static int issue(struct ahci_port *p, struct ahci_cmd *cmd)
 	p->stats.commands++;
 	if (cmd->noirq)
 		ahci_late_arm(p, start);
-	lost = p->stats.lost_recovered;
+	lost = p->stats.lost_recovered + p->stats.late_recovered;
 	wait_done(p, cmd, start);
 	if (cmd->noirq) {
-		ahci_late_done(p, p->stats.lost_recovered != lost);
+		ahci_late_done(p, p->stats.lost_recovered + p->stats.late_recovered != lost);
 		/* Cleared status first: re-enabling with bits left would raise a stale interrupt. */
 		flags = ahci_lock(p->host);
 		ahci_port_write(p, AHCI_PxIS, ahci_port_read(p, AHCI_PxIS));

@@ -146,7 +146,8 @@ struct ahci_stats {
 	uint64_t commands;           /* commands issued (retries included) */
 	uint64_t serviced;           /* completed by the handler (interrupt or core poll) */
 	uint64_t progress;           /* handler calls that found a FIS but the slot still busy */
-	uint64_t lost_recovered;     /* completed by the driver after AHCI_IRQ_WAIT_MS */
+	uint64_t lost_recovered;     /* completed by the driver after AHCI_IRQ_WAIT_MS, the line's CPU running */
+	uint64_t late_recovered;     /* ... while the line's CPU did not run: late, not lost (irq_expect_cpu_ran) */
 	uint64_t timeouts;           /* commands given up (slot busy too long) */
 	uint64_t errors;             /* commands that failed in the end */
 	uint64_t device_errors;      /* completions with TFES (the device said no) */
@@ -193,6 +194,7 @@ struct ahci_port {
 	unsigned int noirq_percent;  /* ahci-noirq: share of commands issued with PxIE = 0 */
 	uint32_t seq;                /* commands issued: the input of the noirq decision */
 	uint64_t last_lost_report_ns;
+	uint64_t last_late_report_ns;  /* report_late's rate limit */
 	uint64_t lost_unreported;
 	struct ahci_stats stats;
 };

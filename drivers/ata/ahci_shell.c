@@ -48,12 +48,13 @@ static void print_stats(const struct ahci_port *p)
 {
 	const struct ahci_stats *s = &p->stats;
 
-	cprintf("    stats: commands=%llu serviced=%llu progress=%llu lost=%llu timeouts=%llu "
+	cprintf("    stats: commands=%llu serviced=%llu progress=%llu lost=%llu late=%llu timeouts=%llu "
 		"errors=%llu device_errors=%llu hba_errors=%llu restarts=%llu comresets=%llu "
 		"retries=%llu noirq=%llu strays=%llu brackets=%llu brackets_timed_out=%llu "
 		"noirq_latency_avg_us=%llu noirq_latency_max_us=%llu noirq_unseen_max_us=%llu\n",
 		(unsigned long long)s->commands, (unsigned long long)s->serviced,
 		(unsigned long long)s->progress, (unsigned long long)s->lost_recovered,
+		(unsigned long long)s->late_recovered,
 		(unsigned long long)s->timeouts, (unsigned long long)s->errors,
 		(unsigned long long)s->device_errors, (unsigned long long)s->hba_errors,
 		(unsigned long long)s->port_restarts, (unsigned long long)s->comresets,

@@ -414,15 +414,45 @@ static void report_lost(struct ata_channel *ch, const struct ata_cmd *cmd, uint8
 	ch->lost_unreported = 0;
 }
 
-/* recover_lost - the phase's interrupt did not come but the device is ready: service it. */
+/*
+ * report_late - the phase's interrupt did not come in ATA_IRQ_WAIT_MS, but
+ * the CPU it is routed to did not run meanwhile (irq_expect_cpu_ran): the
+ * interrupt is late, not lost, and the disk is healthy. Said at info
+ * level, rate-limited as report_lost.
+ */
+static void report_late(struct ata_channel *ch, const struct ata_cmd *cmd)
+{
+	uint64_t now = ata_hw_now_ns();
+
+	if (ch->stats.late_recovered > ATA_LOST_REPORT_BURST &&
+	    now - ch->last_late_report_ns < (uint64_t)ATA_LOST_REPORT_INTERVAL_MS * NS_PER_MS)
+		return;
+	pr_info("%s: IRQ %u late: its CPU did not run in %u ms (the host or firmware stopped it, or its "
+		"interrupts were off); the driver completed %s by polling (%llu so far)\n",
+		ch->name, ch->isa_irq, (unsigned int)ATA_IRQ_WAIT_MS, cmd_name(cmd),
+		(unsigned long long)ch->stats.late_recovered);
+	ch->last_late_report_ns = now;
+}
+
+/*
+ * recover_lost - the phase's interrupt did not come but the device is
+ * ready: service it. Lost only if the line's CPU ran meanwhile (asked
+ * before the bracket closes: the core's mark is the open expect's).
+ */
 static void recover_lost(struct ata_channel *ch, struct ata_cmd *cmd)
 {
 	uint8_t status = ata_hw_inb(reg(ch, ATA_REG_STATUS));
+	bool ran = !ch->expecting || ata_hw_cpu_ran(ch);
 
 	close_phase(ch, true);
-	ch->stats.lost_recovered++;
-	report_lost(ch, cmd, status);
-	ata_hw_watch(ch);
+	if (ran) {
+		ch->stats.lost_recovered++;
+		report_lost(ch, cmd, status);
+		ata_hw_watch(ch);
+	} else {
+		ch->stats.late_recovered++;
+		report_late(ch, cmd);
+	}
 	service(ch, cmd, status);
 }
 

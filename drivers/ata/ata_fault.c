@@ -12,6 +12,13 @@
  *   ata-misvector     the channel's IOAPIC entry is pointed at a vector no
  *                     line owns: the interrupt arrives, at the wrong place.
  *                     PIC mode cannot do this (see misvector_on).
+ *   ata-cpustall:MS   each phase (PIO) or command (AHCI), as it opens, stops CPU 1
+ *                     for MS ms (default 400): CPU 1 spins with interrupts
+ *                     off, so a line routed there (`affinity 14 1`) has
+ *                     its interrupt wait, as under a vCPU its host keeps
+ *                     off or an SMI: the device is healthy and the
+ *                     interrupt late, not lost. Skipped while CPU 1 still
+ *                     spins from the last one.
  *
  * Each acts on every channel that has devices and an interrupt, and is
  * undone exactly by `inject off NAME`.
@@ -19,7 +26,11 @@
 #include "ata_internal.h"
 #include <asm/apic.h>
 #include <asm/i8259.h>
+#include <asm/cpu.h>
+#include <asm/smp.h>
+#include <asm/tsc.h>
 #include <asm/x86_irq.h>
+#include <kernel/cpu_work.h>
 #include <kernel/cmdline.h>
 #include <kernel/errno.h>
 #include <kernel/fault.h>
@@ -216,3 +227,88 @@ static int misvector_on(const char *arg)
 FAULT(ata_misvector, "ata-misvector", NULL,
       "the ATA channels' IOAPIC entry points at a vector nobody owns (IOAPIC mode only)",
       misvector_on, misvector_off);
+
+/* ---- ata-cpustall ------------------------------------------------------------------------------- */
+
+/* Tunables of ata-cpustall. */
+enum {
+	CPUSTALL_CPU = 1,            /* the CPU it stops (the test routes the line there) */
+	CPUSTALL_DEFAULT_MS = 400,   /* longer than ATA_IRQ_WAIT_MS: the driver's own wait ends inside it */
+	CPUSTALL_MAX_MS = 2000,      /* the longest stop */
+	CPUSTALL_START_WAIT_MS = 50, /* how long the phase waits for CPU 1 to have interrupts off (bound) */
+};
+#define CPUSTALL_NS_PER_MS 1000000ull
+
+static struct {
+	bool on;
+	uint32_t ms;
+	struct cpu_work work;
+	uint32_t spinning;           /* 1 while CPU 1 spins with interrupts off (release by CPU 1, acquire here) */
+	uint64_t stalls, missed;     /* stops made; stops CPU 1 did not start within the bound */
+} cpustall;
+
+/* On CPU 1 (its idle loop, interrupts on): interrupts off, then spin for the fault's MS of TSC time. */
+static int cpustall_run(void *arg)
+{
+	unsigned long flags = irq_save_flags();
+	uint64_t t0 = rdtsc(), ns = (uint64_t)cpustall.ms * CPUSTALL_NS_PER_MS;
+
+	(void)arg;
+	__atomic_store_n(&cpustall.spinning, 1, __ATOMIC_RELEASE);
+	while (tsc_cycles_to_ns(rdtsc() - t0) < ns)
+		__asm__ volatile("pause" ::: "memory");
+	__atomic_store_n(&cpustall.spinning, 0, __ATOMIC_RELEASE);
+	irq_restore_flags(flags);
+	return 0;
+}
+
+void ata_fault_cpustall(void)
+{
+	uint32_t st;
+	uint64_t t0;
+
+	if (!__atomic_load_n(&cpustall.on, __ATOMIC_RELAXED) || cpu_work_busy(CPUSTALL_CPU))
+		return;
+	st = __atomic_load_n(&cpustall.work.state, __ATOMIC_ACQUIRE);
+	if (st == CPU_WORK_QUEUED || st == CPU_WORK_RUNNING)
+		return;
+	cpu_work_init(&cpustall.work, cpustall_run, NULL);
+	if (cpu_work_queue(CPUSTALL_CPU, &cpustall.work))
+		return;
+	/* Bounded: the phase's command goes out once CPU 1 has interrupts off, or after the bound. */
+	t0 = rdtsc();
+	while (!__atomic_load_n(&cpustall.spinning, __ATOMIC_ACQUIRE)) {
+		if (tsc_cycles_to_ns(rdtsc() - t0) >= (uint64_t)CPUSTALL_START_WAIT_MS * CPUSTALL_NS_PER_MS) {
+			cpustall.missed++;
+			return;
+		}
+		__asm__ volatile("pause" ::: "memory");
+	}
+	cpustall.stalls++;
+}
+
+static int cpustall_on(const char *arg)
+{
+	unsigned long ms = CPUSTALL_DEFAULT_MS;
+
+	if (arg && cmdline_parse_uint(arg, 1, CPUSTALL_MAX_MS, &ms))
+		return -EINVAL;
+	if (!smp_cpu_online(CPUSTALL_CPU) || !tsc_hz())
+		return -ENODEV;
+	cpustall.ms = (uint32_t)ms;
+	__atomic_store_n(&cpustall.on, true, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int cpustall_off(void)
+{
+	__atomic_store_n(&cpustall.on, false, __ATOMIC_RELAXED);
+	pr_info("ata-cpustall: CPU %u stopped %llu times (%llu did not start in %u ms)\n", (unsigned int)CPUSTALL_CPU,
+		(unsigned long long)cpustall.stalls, (unsigned long long)cpustall.missed,
+		(unsigned int)CPUSTALL_START_WAIT_MS);
+	return 0;
+}
+
+FAULT(ata_cpustall, "ata-cpustall", "MS",
+      "each ATA phase or AHCI command first stops CPU 1 for MS ms (default 400), interrupts off: its lines' interrupts wait",
+      cpustall_on, cpustall_off);

@@ -147,6 +147,7 @@ bool ata_hw_expect_init(struct ata_channel *ch)
 
 void ata_hw_expect(struct ata_channel *ch)
 {
+	ata_fault_cpustall();
 	expect_irq(ch->expect);
 	ata_race_aim(ch);
 }
@@ -154,6 +155,11 @@ void ata_hw_expect(struct ata_channel *ch)
 void ata_hw_unexpect(struct ata_channel *ch, bool timedout)
 {
 	unexpect_irq(ch->expect, timedout);
+}
+
+bool ata_hw_cpu_ran(struct ata_channel *ch)
+{
+	return irq_expect_cpu_ran(ch->expect);
 }
 
 /* "ata_cmd" events of the event trace (kernel/irq/trace.h), on the channel's line. */

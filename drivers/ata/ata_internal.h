@@ -211,7 +211,8 @@ struct ata_stats {
 	uint64_t not_ours_idle;      /* ... and found no phase waiting: IRQ_NONE */
 	uint64_t strays;             /* ... idle, but the bus-master INTR bit said it was ours */
 	uint64_t serviced;           /* phases completed by the handler */
-	uint64_t lost_recovered;     /* phases the driver completed after ATA_IRQ_WAIT_MS */
+	uint64_t lost_recovered;     /* phases the driver completed after ATA_IRQ_WAIT_MS, the line's CPU running */
+	uint64_t late_recovered;     /* ... while the line's CPU did not run: late, not lost (irq_expect_cpu_ran) */
 	uint64_t timeouts;           /* phases given up (device busy too long) */
 	uint64_t resets;             /* SRSTs */
 	uint64_t retries;            /* commands retried after a reset */
@@ -242,6 +243,7 @@ struct ata_channel {
 	bool expecting;              /* an expect_irq bracket is open */
 	struct irq_expect *expect;   /* the core's token (NULL: no defence available) */
 	uint64_t last_lost_report_ns;
+	uint64_t last_late_report_ns;  /* report_late's rate limit */
 	uint64_t lost_unreported;
 	struct ata_stats stats;
 };
@@ -266,8 +268,10 @@ void ata_hw_wait(struct ata_channel *ch, uint64_t deadline_ns);
 bool ata_hw_expect_init(struct ata_channel *ch);   /* get ch->expect; false: no defence */
 void ata_hw_expect(struct ata_channel *ch);
 void ata_hw_unexpect(struct ata_channel *ch, bool timedout);
+bool ata_hw_cpu_ran(struct ata_channel *ch);      /* the line's CPU ran since the expect (irq_expect_cpu_ran) */
 /* The fault ata-race (ata_race.c): aim a poll at @ch's phase just opened; learn from a claim by interrupt; print. */
 void ata_race_aim(struct ata_channel *ch);
+void ata_fault_cpustall(void);  /* ata-cpustall: stop CPU 1 before an ATA phase or AHCI command (ata_fault.c) */
 void ata_race_learn(struct ata_channel *ch, irqreturn_t ret);
 void ata_race_print(void);
 /* A command begins (@end false, @value: its opcode) or ends (@value: status, bit 8 set on failure): a trace event (docs/trace.md). */

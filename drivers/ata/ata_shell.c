@@ -87,12 +87,13 @@ static void print_stats(const struct ata_channel *ch)
 	const struct ata_stats *s = &ch->stats;
 
 	cprintf("  stats: commands=%llu handler=%llu busy=%llu idle=%llu strays=%llu serviced=%llu "
-		"lost=%llu timeouts=%llu resets=%llu retries=%llu errors=%llu dropped=%llu "
+		"lost=%llu late=%llu timeouts=%llu resets=%llu retries=%llu errors=%llu dropped=%llu "
 		"brackets=%llu brackets_timed_out=%llu\n",
 		(unsigned long long)s->commands, (unsigned long long)s->handler_calls,
 		(unsigned long long)s->not_ours_busy, (unsigned long long)s->not_ours_idle,
 		(unsigned long long)s->strays, (unsigned long long)s->serviced,
-		(unsigned long long)s->lost_recovered, (unsigned long long)s->timeouts,
+		(unsigned long long)s->lost_recovered, (unsigned long long)s->late_recovered,
+		(unsigned long long)s->timeouts,
 		(unsigned long long)s->resets, (unsigned long long)s->retries,
 		(unsigned long long)s->errors, (unsigned long long)s->dropped,
 		(unsigned long long)s->brackets, (unsigned long long)s->brackets_timed_out);

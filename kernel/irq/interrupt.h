@@ -380,6 +380,22 @@ void expect_irq(struct irq_expect *exp);
 void unexpect_irq(struct irq_expect *exp, bool timedout);
 
 /*
+ * irq_expect_cpu_ran - ask it at a driver's own time-out, before
+ * unexpect_irq(exp, true): whether the CPU the line's interrupt is routed
+ * to has run since expect_irq() enough that an interrupt not taken is
+ * lost (kernel/irq/stall.c: it finished stall_ran_irqs interrupts since
+ * the core's mark of it). False: it did not run (a vCPU its host kept
+ * off, an SMI, a CPU with interrupts off) or it is still inside the
+ * line's handlers for the interrupt: the interrupt is late, not lost, and
+ * the core counts the time-out so (docs/defences.md, "A stalled CPU").
+ * True where the core has no evidence (no poll and no waiting safety poll
+ * since the expect, no expect, a NULL token, a profile without the test):
+ * judged by time, as before. In every build.
+ * CONTEXT: any but the line's handler; takes the line's lock briefly.
+ */
+bool irq_expect_cpu_ran(struct irq_expect *exp);
+
+/*
  * watch_irq - check that the action of @irq registered with @dev_id gets
  * its interrupts, for drivers that cannot tell when to expect one: it is
  * polled slowly for a watch period; if polls find work the interrupt should

@@ -103,3 +103,42 @@ uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m)
 {
 	return irq_port_cpu_progress(m->cpu) - m->progress;  /* (a count that wraps: by difference) */
 }
+
+/*
+ * The question a driver's own time-out asks before it calls its wait lost
+ * (interrupt.h). The same evidence as the core's verdict on that time-out
+ * (expect.c, __irq_expect_timeout_stalled), so that the driver's message
+ * and the core's count agree: the line's handlers running for an
+ * interrupt on another CPU that has not finished it; else the mark of the
+ * first poll since the expect_irq, or of the verified token's safety poll
+ * that waited for the CPU (stall_gate); no mark: no evidence, judged by
+ * time as before. Takes the line's lock (the ordering: above).
+ */
+bool irq_expect_cpu_ran(struct irq_expect *exp)
+{
+	const struct irq_cpu_mark *since = NULL;
+	struct irq_desc *desc;
+	unsigned long flags;
+	uint32_t st;
+	bool ran = true;
+
+	if (!exp || !irq_policy()->stall_ran_irqs)
+		return true;
+	st = __atomic_load_n(&exp->state, __ATOMIC_ACQUIRE);
+	desc = exp->desc;
+	if (!(st & IRQ_EXP_LIVE) || !(st & IRQ_EXP_EXPECTING) || !desc)
+		return true;
+	flags = irq_port_lock_irqsave(&desc->lock);
+	st = __atomic_load_n(&exp->state, __ATOMIC_ACQUIRE);
+	if ((desc->status & IRQS_INPROGRESS) && !__atomic_load_n(&desc->run_is_poll, __ATOMIC_RELAXED) &&
+	    __atomic_load_n(&desc->run_clock_cpu, __ATOMIC_RELAXED) != irq_port_cpu_id() + 1)
+		ran = false;
+	else if (st & IRQ_EXP_FIRST_POLL)
+		since = &exp->first_poll_mark;
+	else if (exp->gate.at_ns && exp->gate_started_ns == irq_load_u64(&exp->started_ns))
+		since = &exp->gate;
+	if (since)
+		ran = __irq_cpu_ran(since);
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	return ran;
+}

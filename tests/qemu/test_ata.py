@@ -471,3 +471,39 @@ def test_misvector_is_refused_in_pic_mode_with_the_reason(guest_factory, tmp_pat
     g = boot(guest_factory, drive(path), "debugexit noapic")
     out = g.command("inject ata-misvector")
     assert "needs IOAPIC mode" in out and "refused: EPERM" in out, out
+
+
+# -- the driver's own time-out while the line's CPU does not run ---------------------------------
+def test_a_time_out_while_the_line_cpu_does_not_run_is_late_not_lost(guest_factory, tmp_path):
+    """Two CPUs, IRQ 14 on CPU 1, the token verified. `ata-cpustall:400` stops CPU 1 for 400 ms
+    (interrupts off, for real) as each phase opens: the interrupt waits in CPU 1's local APIC, the
+    verified token's safety poll waits for CPU 1 (stall_gate), and the driver's own 250 ms wait
+    ends first. It completes the phase itself, and must say "late" (its CPU did not run), count it
+    as late=, never "lost interrupt" (irq_expect_cpu_ran). Then a real loss on a running CPU
+    (`ata-drop:100`) is still found (by the core's poll here; with noirqdebug the driver's
+    "lost interrupt": test_without_the_defences_the_driver_completes_lost_phases_itself).
+    -icount: the 400 ms stop and the 250 ms wait are both guest time, whatever the host does."""
+    path, _ = random_disk(tmp_path)
+    g = guest_factory(append="debugexit", extra=["-smp", "2"] + drive(path), icount=ICOUNT_SHIFT)
+    g.wait_shell(90)
+    assert "CPUs 0x2" in g.command("affinity 14 1")
+    assert kernel_crc(g, "ata crc 0 2048") == diskimg.crc_of(path, 0, 2048 * SECTOR)  # verifies the token
+    assert ata_health(g)["token"] == "verified", g.command("ata")
+    before = ata_stats(g)
+    start = len(g.lines())
+    assert "INJECTED" in g.command("inject ata-cpustall:400")
+    assert kernel_crc(g, "ata crc 100 16") == diskimg.crc_of(path, 100 * SECTOR, 16 * SECTOR)
+    assert "CPU 1 stopped 1 times (0 did not start" in g.command("inject off ata-cpustall")
+    stats = ata_stats(g)
+    log = "\n".join(g.lines(start))
+    assert stats["late"] - before["late"] == 1, (before, stats)
+    assert stats["lost"] == before["lost"] and stats["timeouts"] == 0, (before, stats)
+    assert re.search(r"ata0: IRQ 14 late: its CPU did not run in 250 ms .*; the driver completed "
+                     r"READ MULTIPLE by polling", log), log
+    assert "lost interrupt" not in log and "expected interrupt lost" not in log, log
+    # a real loss with CPU 1 running: found, and no "late" verdict for it
+    assert "INJECTED" in g.command("inject ata-drop:100")
+    assert kernel_crc(g, "ata crc 300 16") == diskimg.crc_of(path, 300 * SECTOR, 16 * SECTOR)
+    after = ata_stats(g)
+    assert after["dropped"] > stats["dropped"] and after["late"] == stats["late"], (stats, after)
+    g.kill()

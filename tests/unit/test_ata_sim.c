@@ -77,6 +77,8 @@ struct sim {
 	bool no_medium;
 	bool irq_on_packet_drq;       /* "interrupt DRQ" packet device: INTRQ when it wants the packet */
 	bool give_token;              /* ata_hw_expect_init hands out a token */
+	bool cpu_stalled;             /* ata_hw_cpu_ran: the line's CPU did not run (irq_expect_cpu_ran's answer) */
+	unsigned int cpu_asks;        /* ata_hw_cpu_ran calls */
 	uint64_t poll_interval_ns;    /* the core polls the line this often while expecting */
 	bool poll_armed;
 	uint64_t poll_at;
@@ -768,6 +770,15 @@ void ata_hw_expect(struct ata_channel *ch)
 		S.poll_armed = true;
 		S.poll_at = S.now + S.poll_interval_ns;
 	}
+}
+
+bool ata_hw_cpu_ran(struct ata_channel *ch)
+{
+	(void)ch;
+	if (!S.expect_open)
+		S.pairing_errors++;   /* asked of the open expect only, before it closes */
+	S.cpu_asks++;
+	return !S.cpu_stalled;
 }
 
 void ata_hw_trace_cmd(struct ata_channel *ch, bool end, uint32_t value)

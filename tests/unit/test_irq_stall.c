@@ -361,6 +361,61 @@ static void a_driver_time_out_while_the_cpu_runs_is_judged(void **state)
 	sim_dev_detach(&d);
 }
 
+/*
+ * irq_expect_cpu_ran(), the question a driver's own time-out asks before it
+ * says "lost" (drivers/ata/ata_core.c): a command in flight that the device
+ * holds (1 s), 20 ms after its expect_irq, with CPU 1 stalled for 50 ms
+ * from the start -> it did not run; the same with CPU 1 ticking -> it ran.
+ * Each checks that the core has its mark of CPU 1 since the expect (the
+ * first poll's, or the safety poll's that waited): with none it answers
+ * "ran", judged by time, and the case would prove nothing.
+ */
+static void start_a_held_command(void **state, struct sim_dev *d)
+{
+	start_on_cpu1(state, d, true);
+	sim_dev_stop(d);
+	sim_run_for(SIM_MS);
+	assert_false(d->busy);
+	d->latency_ns = SIM_S;  /* the device holds it past the question */
+	sim_dev_start(d, 0);
+	sim_run_for(0);
+	assert_true(d->busy && verified(d));
+}
+
+static bool has_a_mark_since_the_expect(const struct sim_dev *d)
+{
+	uint32_t st = __atomic_load_n(&d->exp->state, __ATOMIC_RELAXED);
+
+	return (st & IRQ_EXP_EXPECTING) &&
+	       ((st & IRQ_EXP_FIRST_POLL) || (d->exp->gate.at_ns && d->exp->gate_started_ns == d->exp->started_ns));
+}
+
+static void the_driver_asks_and_hears_that_a_stalled_cpu_did_not_run(void **state)
+{
+	struct sim_dev d = disk();
+
+	start_a_held_command(state, &d);
+	sim_cpu_stall(LINE_CPU, 50 * SIM_MS);
+	sim_run_for(20 * SIM_MS);
+	assert_true(d.busy && has_a_mark_since_the_expect(&d));
+	assert_false(irq_expect_cpu_ran(d.exp));
+	sim_run_for(50 * SIM_MS);  /* CPU 1 runs again: now it has */
+	assert_true(irq_expect_cpu_ran(d.exp));
+	sim_dev_detach(&d);
+}
+
+static void the_driver_asks_and_hears_that_a_ticking_cpu_ran(void **state)
+{
+	struct sim_dev d = disk();
+
+	start_a_held_command(state, &d);
+	sim_run_for(20 * SIM_MS);
+	assert_true(d.busy && has_a_mark_since_the_expect(&d));
+	assert_true(irq_expect_cpu_ran(d.exp));
+	assert_true(irq_expect_cpu_ran(NULL));  /* no token: no evidence, judged by time */
+	sim_dev_detach(&d);
+}
+
 /* The device's next command starts at @at_ns exactly (it is stopped meanwhile). */
 static void start_a_command_at(struct sim_dev *d, uint64_t at_ns)
 {
@@ -528,6 +583,8 @@ int main(void)
 		SIM_NEEDS_TICK(SIM_CASE(a_driver_time_out_while_the_cpu_stands_still_is_not_a_lost_interrupt))
 		SIM_CASE(a_driver_time_out_while_the_line_cpu_is_inside_the_handlers_is_not_a_lost_interrupt),
 		SIM_NEEDS_TEXT(SIM_CASE(a_driver_time_out_while_the_cpu_runs_is_judged))
+		SIM_NEEDS_TICK(SIM_CASE(the_driver_asks_and_hears_that_a_stalled_cpu_did_not_run))
+		SIM_NEEDS_TICK(SIM_CASE(the_driver_asks_and_hears_that_a_ticking_cpu_ran))
 	};
 
 	sim_filter_from_env();
