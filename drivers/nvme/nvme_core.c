@@ -215,6 +215,26 @@ static void report_lost(struct nvme_queue *q, uint64_t waited_ns)
 	q->lost_unreported = 0;
 }
 
+/*
+ * report_late - the driver's wait found the completion after
+ * NVME_IRQ_WAIT_MS, but the CPU the queue's vector is routed to did not run
+ * meanwhile (irq_expect_cpu_ran): the interrupt is late, not lost, and the
+ * controller healthy. Info level, rate-limited as report_lost.
+ */
+static void report_late(struct nvme_queue *q, uint64_t waited_ns)
+{
+	uint64_t now = ktime_get_ns();
+
+	if (q->late > NVME_LOST_REPORT_BURST &&
+	    now - q->last_late_report_ns < (uint64_t)NVME_LOST_REPORT_INTERVAL_MS * NSEC_PER_MSEC)
+		return;
+	pr_info("%s: %s queue %u line %d (%s vector %u) late: its CPU did not run in %llu ms (the host or firmware "
+		"stopped it, or its interrupts were off); the driver took command 0x%04x by polling (%llu so far)\n",
+		q->ctrl->name, queue_kind(q), q->qid, q->line, pci_irq_mode_name(pci_irq_mode(q->ctrl->pci)), q->vector,
+		(unsigned long long)(waited_ns / NSEC_PER_MSEC), q->cid, (unsigned long long)q->late);
+	q->last_late_report_ns = now;
+}
+
 static void wake_up(struct timer *t)
 {
 	(void)t;   /* the timer interrupt itself ends time_idle() */
@@ -261,7 +281,26 @@ static int wait_done(struct nvme_queue *q, unsigned int timeout_ms)
 		uint64_t now = ktime_get_ns(), deadline;
 
 		if (now >= next_look || ++passes > NVME_WAIT_PASSES_MAX || now - q->submit_ns >= timeout_ns) {
+			bool ran;
+
+			/*
+			 * Lost only if the vector's CPU ran since the expect: asked
+			 * before process_cq closes it (the core's mark is the open
+			 * expect's), without q->lock (the question takes the line's
+			 * lock; the handler takes q->lock inside the line's run).
+			 */
+			spin_unlock(&q->lock);
+			ran = irq_expect_cpu_ran(q->expect);
+			spin_lock(&q->lock);
+			if (q->state != NVME_CMD_WAITING)
+				break;
 			if (process_cq(q, true) && q->state == NVME_CMD_DONE) {
+				if (!ran) {
+					q->by_wait--;   /* process_cq counted it found by the wait: it is late */
+					q->late++;
+					report_late(q, now - q->submit_ns);
+					break;
+				}
 				report_lost(q, now - q->submit_ns);
 				q->lost_ns_total += now - q->submit_ns;
 				if (now - q->submit_ns > q->lost_ns_max)
@@ -342,6 +381,7 @@ static int submit(struct nvme_queue *q, struct nvme_sqe *cmd)
 	q->state = NVME_CMD_WAITING;
 	q->commands++;
 	nvme_trace(q, true, cmd->opcode);
+	nvme_fault_cpustall();
 	expect_irq(q->expect);
 	/* nvme-noirq:PERCENT (pin/MSI): this command's completion raises no interrupt. */
 	if (q->mask_next)
@@ -1144,11 +1184,12 @@ static void print_queue(const struct nvme_queue *q)
 	if (q->commands || q->stray || q->timeouts)
 		lost_reason(q, why, sizeof(why));
 	format_cpus(q->cpus, list, sizeof(list));
-	cprintf("  %s: %s queue %u, %u entries, line %d (vector %u)%s, CQ interrupts %s; commands %llu: %llu by interrupt or core poll, %llu found by the driver's wait (lost, max %llu us), %llu timed out, %llu failed, %llu stray completions dropped; latency avg %llu us max %llu us over %llu, unseen in the CQ at most %llu us; CPUs %s, %llu claims waited for another CPU\n",
+	cprintf("  %s: %s queue %u, %u entries, line %d (vector %u)%s, CQ interrupts %s; commands %llu: %llu by interrupt or core poll, %llu found by the driver's wait (lost, max %llu us), late=%llu (found by the wait while its CPU did not run), %llu timed out, %llu failed, %llu stray completions dropped; latency avg %llu us max %llu us over %llu, unseen in the CQ at most %llu us; CPUs %s, %llu claims waited for another CPU\n",
 		q->name, queue_kind(q), q->qid, q->depth, q->line, q->vector, q->irq_requested ? "" : " not requested",
 		q->cq_irq_enabled ? "enabled" : "DISABLED (IEN=0)", (unsigned long long)q->commands,
 		(unsigned long long)q->by_irq_or_poll, (unsigned long long)q->by_wait,
-		(unsigned long long)(q->lost_ns_max / NSEC_PER_USEC), (unsigned long long)q->timeouts,
+		(unsigned long long)(q->lost_ns_max / NSEC_PER_USEC), (unsigned long long)q->late,
+		(unsigned long long)q->timeouts,
 		(unsigned long long)q->errors, (unsigned long long)q->stray,
 		(unsigned long long)(q->lat_count ? q->lat_total_ns / q->lat_count / NSEC_PER_USEC : 0),
 		(unsigned long long)(q->lat_max_ns / NSEC_PER_USEC), (unsigned long long)q->lat_count,
@@ -1187,6 +1228,7 @@ static void clear_queue_stats(struct nvme_queue *q)
 
 	q->commands = q->by_irq_or_poll = q->by_wait = q->timeouts = q->stray = q->errors = 0;
 	q->lost_reported = q->lost_unreported = 0;
+	q->late = q->last_late_report_ns = 0;
 	q->lost_ns_max = q->lost_ns_total = 0;
 	q->lat_count = q->lat_total_ns = q->lat_max_ns = q->unnoticed_max_ns = 0;
 	q->claim_waits = 0;

@@ -268,6 +268,8 @@ struct nvme_queue {
 	uint64_t commands, by_irq_or_poll, by_wait, timeouts, stray, errors;
 	uint64_t lost_reported, lost_unreported, last_lost_report_ns;
 	uint64_t lost_ns_max, lost_ns_total;   /* time from submission to a wait-found completion */
+	uint64_t late, last_late_report_ns;    /* found by the wait while the vector's CPU did not run
+						  (irq_expect_cpu_ran): late, not lost; not in by_wait */
 	uint64_t done_ns;             /* when the completion was taken */
 	uint64_t lat_count, lat_total_ns, lat_max_ns; /* submission to completion taken, I/O that succeeded */
 	uint64_t last_look_ns;        /* the latest interrupt-handler run (interrupt or poll) that found the CQ empty */
@@ -329,6 +331,7 @@ int nvme_recreate_io_queues(struct nvme_ctrl *c, bool cq_irq);
 int nvme_create_queue_pair(struct nvme_ctrl *c, struct nvme_queue *q, bool cq_irq);
 int nvme_delete_queue_pair(struct nvme_ctrl *c, struct nvme_queue *q);
 int nvme_io2_start(struct nvme_ctrl *c);
+void nvme_fault_cpustall(void);  /* nvme-cpustall: stop CPU 1 before a command's expect (nvme_fault.c) */
 void nvme_io2_stop(struct nvme_ctrl *c);
 void nvme_print_state(const struct nvme_ctrl *c);
 void nvme_clear_stats(struct nvme_ctrl *c);
