@@ -30,7 +30,7 @@
 #include <asm/smp.h>
 #include <asm/tsc.h>
 #include <asm/x86_irq.h>
-#include <kernel/cpu_work.h>
+#include <kernel/cpu_stall.h>
 #include <kernel/cmdline.h>
 #include <kernel/errno.h>
 #include <kernel/fault.h>
@@ -230,82 +230,22 @@ FAULT(ata_misvector, "ata-misvector", NULL,
 
 /* ---- ata-cpustall ------------------------------------------------------------------------------- */
 
-/* Tunables of ata-cpustall. */
-enum {
-	CPUSTALL_CPU = 1,            /* the CPU it stops (the test routes the line there) */
-	CPUSTALL_DEFAULT_MS = 400,   /* longer than ATA_IRQ_WAIT_MS: the driver's own wait ends inside it */
-	CPUSTALL_MAX_MS = 2000,      /* the longest stop */
-	CPUSTALL_START_WAIT_MS = 50, /* how long the phase waits for CPU 1 to have interrupts off (bound) */
-};
-#define CPUSTALL_NS_PER_MS 1000000ull
+static struct cpu_stall cpustall = CPU_STALL_INIT("ata-cpustall");
 
-static struct {
-	bool on;
-	uint32_t ms;
-	struct cpu_work work;
-	uint32_t spinning;           /* 1 while CPU 1 spins with interrupts off (release by CPU 1, acquire here) */
-	uint64_t stalls, missed;     /* stops made; stops CPU 1 did not start within the bound */
-} cpustall;
-
-/* On CPU 1 (its idle loop, interrupts on): interrupts off, then spin for the fault's MS of TSC time. */
-static int cpustall_run(void *arg)
-{
-	unsigned long flags = irq_save_flags();
-	uint64_t t0 = rdtsc(), ns = (uint64_t)cpustall.ms * CPUSTALL_NS_PER_MS;
-
-	(void)arg;
-	__atomic_store_n(&cpustall.spinning, 1, __ATOMIC_RELEASE);
-	while (tsc_cycles_to_ns(rdtsc() - t0) < ns)
-		__asm__ volatile("pause" ::: "memory");
-	__atomic_store_n(&cpustall.spinning, 0, __ATOMIC_RELEASE);
-	irq_restore_flags(flags);
-	return 0;
-}
-
+/* The hook: each PIO phase or AHCI command, as it opens, first stops CPU 1 (kernel/cpu_stall.c). */
 void ata_fault_cpustall(void)
 {
-	uint32_t st;
-	uint64_t t0;
-
-	if (!__atomic_load_n(&cpustall.on, __ATOMIC_RELAXED) || cpu_work_busy(CPUSTALL_CPU))
-		return;
-	st = __atomic_load_n(&cpustall.work.state, __ATOMIC_ACQUIRE);
-	if (st == CPU_WORK_QUEUED || st == CPU_WORK_RUNNING)
-		return;
-	cpu_work_init(&cpustall.work, cpustall_run, NULL);
-	if (cpu_work_queue(CPUSTALL_CPU, &cpustall.work))
-		return;
-	/* Bounded: the phase's command goes out once CPU 1 has interrupts off, or after the bound. */
-	t0 = rdtsc();
-	while (!__atomic_load_n(&cpustall.spinning, __ATOMIC_ACQUIRE)) {
-		if (tsc_cycles_to_ns(rdtsc() - t0) >= (uint64_t)CPUSTALL_START_WAIT_MS * CPUSTALL_NS_PER_MS) {
-			cpustall.missed++;
-			return;
-		}
-		__asm__ volatile("pause" ::: "memory");
-	}
-	cpustall.stalls++;
+	cpu_stall_kick(&cpustall);
 }
 
 static int cpustall_on(const char *arg)
 {
-	unsigned long ms = CPUSTALL_DEFAULT_MS;
-
-	if (arg && cmdline_parse_uint(arg, 1, CPUSTALL_MAX_MS, &ms))
-		return -EINVAL;
-	if (!smp_cpu_online(CPUSTALL_CPU) || !tsc_hz())
-		return -ENODEV;
-	cpustall.ms = (uint32_t)ms;
-	__atomic_store_n(&cpustall.on, true, __ATOMIC_RELAXED);
-	return 0;
+	return cpu_stall_on(&cpustall, arg);
 }
 
 static int cpustall_off(void)
 {
-	__atomic_store_n(&cpustall.on, false, __ATOMIC_RELAXED);
-	pr_info("ata-cpustall: CPU %u stopped %llu times (%llu did not start in %u ms)\n", (unsigned int)CPUSTALL_CPU,
-		(unsigned long long)cpustall.stalls, (unsigned long long)cpustall.missed,
-		(unsigned int)CPUSTALL_START_WAIT_MS);
+	cpu_stall_off(&cpustall);
 	return 0;
 }
 

@@ -31,7 +31,7 @@
 #include <asm/tsc.h>
 #include <drivers/pci_msi.h>
 #include <kernel/cmdline.h>
-#include <kernel/cpu_work.h>
+#include <kernel/cpu_stall.h>
 #include <kernel/errno.h>
 #include <kernel/fault.h>
 #include <kernel/printk.h>
@@ -199,82 +199,24 @@ FAULT(nvme_disable, "nvme-disable", NULL,
  * spins from the last one.
  */
 
-/* Tunables of nvme-cpustall. */
-enum {
-	CPUSTALL_CPU = 1,            /* the CPU it stops (the test routes the queue's vector there) */
-	CPUSTALL_DEFAULT_MS = 400,   /* longer than NVME_IRQ_WAIT_MS: the driver's own look comes inside it */
-	CPUSTALL_MAX_MS = 2000,      /* the longest stop (below NVME_IO_TIMEOUT_MS) */
-	CPUSTALL_START_WAIT_MS = 50, /* how long submit waits for CPU 1 to have interrupts off (bound) */
-};
+static struct cpu_stall cpustall = CPU_STALL_INIT("nvme-cpustall");
 
-static struct {
-	bool on;
-	uint32_t ms;
-	struct cpu_work work;
-	uint32_t spinning;           /* 1 while CPU 1 spins with interrupts off (release by CPU 1, acquire here) */
-	uint64_t stalls, missed;     /* stops made; stops CPU 1 did not start within the bound */
-} cpustall;
-
-/* On CPU 1 (its idle loop, interrupts on): interrupts off, then spin for the fault's MS of TSC time. */
-static int cpustall_run(void *arg)
-{
-	unsigned long flags = irq_save_flags();
-	uint64_t t0 = rdtsc(), ns = (uint64_t)cpustall.ms * NSEC_PER_MSEC;
-
-	(void)arg;
-	__atomic_store_n(&cpustall.spinning, 1, __ATOMIC_RELEASE);
-	while (tsc_cycles_to_ns(rdtsc() - t0) < ns)
-		__asm__ volatile("pause" ::: "memory");
-	__atomic_store_n(&cpustall.spinning, 0, __ATOMIC_RELEASE);
-	irq_restore_flags(flags);
-	return 0;
-}
-
+/* The hook: each command, as its expect opens (submit), first stops CPU 1 (kernel/cpu_stall.c). */
 void nvme_fault_cpustall(void)
 {
-	uint32_t st;
-	uint64_t t0;
-
-	/* Relaxed: the switch only; the work's state is read with acquire (cpu_work's contract). */
-	if (!__atomic_load_n(&cpustall.on, __ATOMIC_RELAXED) || smp_processor_id() == CPUSTALL_CPU ||
-	    cpu_work_busy(CPUSTALL_CPU))
-		return;
-	st = __atomic_load_n(&cpustall.work.state, __ATOMIC_ACQUIRE);
-	if (st == CPU_WORK_QUEUED || st == CPU_WORK_RUNNING)
-		return;
-	cpu_work_init(&cpustall.work, cpustall_run, NULL);
-	if (cpu_work_queue(CPUSTALL_CPU, &cpustall.work))
-		return;
-	t0 = rdtsc();
-	while (!__atomic_load_n(&cpustall.spinning, __ATOMIC_ACQUIRE)) {
-		if (tsc_cycles_to_ns(rdtsc() - t0) >= (uint64_t)CPUSTALL_START_WAIT_MS * NSEC_PER_MSEC) {
-			cpustall.missed++;
-			return;
-		}
-		__asm__ volatile("pause" ::: "memory");
-	}
-	cpustall.stalls++;
+	cpu_stall_kick(&cpustall);
 }
 
 static int cpustall_on(const char *arg)
 {
-	unsigned long ms = CPUSTALL_DEFAULT_MS;
-
-	if (arg && cmdline_parse_uint(arg, 1, CPUSTALL_MAX_MS, &ms))
-		return -EINVAL;
-	if (!nvme_ctrl_count || !smp_cpu_online(CPUSTALL_CPU) || !tsc_hz())
+	if (!nvme_ctrl_count)
 		return -ENODEV;
-	cpustall.ms = (uint32_t)ms;
-	__atomic_store_n(&cpustall.on, true, __ATOMIC_RELAXED);
-	return 0;
+	return cpu_stall_on(&cpustall, arg);
 }
 
 static int cpustall_off(void)
 {
-	__atomic_store_n(&cpustall.on, false, __ATOMIC_RELAXED);
-	pr_info("nvme-cpustall: CPU %u stopped %llu times (%llu did not start in %u ms)\n", (unsigned int)CPUSTALL_CPU,
-		(unsigned long long)cpustall.stalls, (unsigned long long)cpustall.missed,
-		(unsigned int)CPUSTALL_START_WAIT_MS);
+	cpu_stall_off(&cpustall);
 	return 0;
 }
 
