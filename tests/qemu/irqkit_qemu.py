@@ -294,6 +294,20 @@ class Guest:
         self.kill()
 
 
+def wait_shell_or_skip_aio(g, aio, timeout=90):
+    """Wait for the shell of a guest whose disk uses aio=@aio (io_uring: reads complete inside the
+    guest's command write, so a test under -icount sees guest time). Skips only when QEMU itself
+    refused that aio (this QEMU or host kernel lacks it): a real absence on the machine."""
+    import pytest
+    try:
+        g.wait_shell(timeout)
+    except GuestTimeout:
+        if aio and g.proc.poll() is not None and aio in g.stderr:
+            pytest.skip(f"QEMU cannot use aio={aio} here: {g.stderr.strip()}")
+        raise
+    return g
+
+
 def parse_ktap(lines):
     """KTAP results as {name: (ok, directive, diagnostics)}."""
     results = {}

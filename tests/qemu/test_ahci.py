@@ -19,7 +19,7 @@ import pytest
 
 import diskimg
 import iotrace
-from irqkit_qemu import EXIT_HALT, ISO, GuestTimeout
+from irqkit_qemu import EXIT_HALT, ISO, wait_shell_or_skip_aio
 
 SECTOR = diskimg.SECTOR
 DISK_BYTES = 4 << 20
@@ -47,13 +47,7 @@ def random_disk(tmp_path, seed=1, name="disk.img", size=DISK_BYTES):
 
 def boot(guest_factory, extra, append="", icount=None):
     g = guest_factory(machine="q35", append=("debugexit " + append).strip(), extra=extra, icount=icount)
-    try:
-        g.wait_shell(90)
-    except GuestTimeout:
-        if g.proc.poll() is not None and "io_uring" in g.stderr:
-            pytest.skip(f"QEMU cannot use aio=io_uring here: {g.stderr.strip()}")
-        raise
-    return g
+    return wait_shell_or_skip_aio(g, "io_uring")
 
 
 def kernel_crc(g, cmd, timeout=60):

@@ -15,7 +15,7 @@ import pytest
 
 import diskimg
 import iotrace
-from irqkit_qemu import EXIT_HALT, ISO, GuestTimeout
+from irqkit_qemu import EXIT_HALT, ISO, wait_shell_or_skip_aio
 
 MIB = 1 << 20
 ICOUNT_SHIFT = 3              # -icount shift=3,sleep=off: 8 ns of guest time per instruction
@@ -54,13 +54,7 @@ def boot_io_uring(guest_factory, path, extra=()):
     trace of its io_uring backend (tests/qemu/iotrace.py, @extra) tells those writes apart.
     Skipped only if this QEMU or host kernel has no io_uring."""
     g = guest_factory(append="debugexit", extra=drive(path, aio="io_uring") + list(extra), icount=ICOUNT_SHIFT)
-    try:
-        g.wait_shell(90)
-    except GuestTimeout:
-        if g.proc.poll() is not None and "io_uring" in g.stderr:
-            pytest.skip(f"QEMU cannot use aio=io_uring here: {g.stderr.strip()}")
-        raise
-    return g
+    return wait_shell_or_skip_aio(g, "io_uring")
 
 
 def random_disk(tmp_path, name="disk.img", size=DISK_BYTES, seed=1):

@@ -17,7 +17,7 @@ import pytest
 
 import diskimg
 import iotrace
-from irqkit_qemu import EXIT_HALT, GuestTimeout
+from irqkit_qemu import EXIT_HALT, wait_shell_or_skip_aio
 
 MIB = 1 << 20
 SECTOR = diskimg.SECTOR
@@ -39,13 +39,7 @@ def nvme_drive(path, addr="04.0", aio=None):
 def boot(guest_factory, machine, path, append="", extra=(), icount=None, aio=None):
     g = guest_factory(machine=machine, append=("debugexit " + append).strip(),
                       extra=nvme_drive(path, aio=aio) + list(extra), icount=icount)
-    try:
-        g.wait_shell(90)
-    except GuestTimeout:
-        if aio and g.proc.poll() is not None and aio in g.stderr:
-            pytest.skip(f"QEMU cannot use aio={aio} here: {g.stderr.strip()}")
-        raise
-    return g
+    return wait_shell_or_skip_aio(g, aio)
 
 
 def kernel_crc(g, dev, lba, count):
