@@ -360,12 +360,19 @@ static void set_type_may_switch_the_flow_handler_of_its_line(void **state)
  * "A defence left out"). Runs in the full build and in each reduced build
  * of tests/unit/irq_builds.mk, each checking its own switches.
  */
+static void trace_line_must_not_come(void *ctx, const char *line)
+{
+	(void)ctx;
+	fail_msg("the trace is compiled out, yet the dump printed: %s", line);
+}
+
 static void a_left_out_part_keeps_its_api_as_calls_that_do_nothing(void **state)
 {
 	struct fake_dev dev = { .name = "disk", .answer = IRQ_HANDLED };
 	unsigned int built = irq_defences_built();
 	struct irq_expect storage = { 0 }, *exp;
 	struct irq_action_health ah;
+	struct irq_trace_status ts;
 
 	(void)state;
 	assert_int_equal(!!(built & IRQ_DEF_EXPECT), IRQ_EXPECT);
@@ -391,7 +398,17 @@ static void a_left_out_part_keeps_its_api_as_calls_that_do_nothing(void **state)
 	/* The claimed-storm defence's callback, the trace, the tick. */
 	assert_int_equal(irq_set_storm_handler(LINE, &dev, NULL), IRQ_STORM ? 0 : -IRQ_ENODEV);
 	assert_int_equal(irq_trace_start("all"), IRQ_TRACE_BUILD ? 0 : -IRQ_ENODEV);
+	irq_trace_get_status(&ts);
+	assert_int_equal(ts.on, IRQ_TRACE_BUILD);
+	assert_int_equal(irq_trace_param("off", NULL), 0);
 	irq_trace_stop();
+	assert_int_equal(irq_trace_tag("disk_cmd") != 0, IRQ_TRACE_BUILD);
+	if (!IRQ_TRACE_BUILD) {
+		/* Compiled out: the control answers, empty, and boot's trace= says so. */
+		assert_int_equal(irq_trace_dump(trace_line_must_not_come, NULL), 0);
+		assert_int_equal(irq_trace_param("all", NULL), -IRQ_ENODEV);
+		assert_int_equal(ts.events + ts.dropped + ts.lines_selected, 0);
+	}
 	irq_tick_start(1000000);
 	if (!IRQ_TICK_LOOK)
 		assert_false(irq_tick_wanted());
