@@ -12,6 +12,7 @@
  *
  * Layer 5, the assembly: may use every layer (docs/irq-layers.md).
  */
+#include "irq_codes.h"
 #include "irq_sched.h"
 
 /*
@@ -106,11 +107,11 @@ static int irq_set_switch(bool *sw, const char *name, const char *v, const char 
 	int err = irq_parse_switch(v, &on);
 
 	if (err) {
-		irq_port_log(IRQ_LOG_ERR, "irq: %s=%.8s: not 0/1/on/off/yes/no\n", name, v);
+		IRQ_SAY0(IRQ_E_SWITCH_VALUE, IRQ_LOG_ERR, "irq: %s=%.8s: not 0/1/on/off/yes/no\n", name, v);
 		return err;
 	}
 	if (__atomic_load_n(&__irq_switches.started, __ATOMIC_ACQUIRE)) {
-		irq_port_log(IRQ_LOG_ERR, "irq: %s is a boot parameter: the defences run already\n", name);
+		IRQ_SAY0(IRQ_E_SWITCH_LATE, IRQ_LOG_ERR, "irq: %s is a boot parameter: the defences run already\n", name);
 		return -IRQ_EBUSY;
 	}
 	__atomic_store_n(sw, on, __ATOMIC_RELEASE);
@@ -145,9 +146,8 @@ int irq_param_policy(const char *v, void *arg)
 
 	(void)arg;
 	if (!p) {
-		irq_port_log(IRQ_LOG_ERR, IRQ_MINIMAL ? "irq: irqpolicy=%.16s: unknown; this minimal build has irqkit only\n"
-						   : "irq: irqpolicy=%.16s: unknown; use irqkit, tejun2010 or mainline\n",
-			     v ? v : "");
+		IRQ_SAY0(IRQ_E_POLICY_UNKNOWN, IRQ_LOG_ERR, "irq: irqpolicy=%.16s: unknown; %s\n", v ? v : "",
+			 IRQ_MINIMAL ? "this minimal build has irqkit only" : "use irqkit, tejun2010 or mainline");
 		return -IRQ_EINVAL;
 	}
 	__atomic_store_n(&__irq_switches.policy, p, __ATOMIC_RELEASE);
