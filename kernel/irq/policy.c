@@ -115,7 +115,10 @@ static int irq_set_switch(bool *sw, const char *name, const char *v, const char 
 		return -IRQ_EBUSY;
 	}
 	__atomic_store_n(sw, on, __ATOMIC_RELEASE);
-	irq_port_log(IRQ_LOG_INFO, "irq: %s %s: %s\n", name, on ? "on" : "off", meaning);
+	if (IRQ_HEALTH_TEXT)
+		irq_port_log(IRQ_LOG_INFO, "irq: %s %s: %s\n", name, on ? "on" : "off", meaning);
+	else
+		irq_port_log(IRQ_LOG_INFO, "irq: %s %s\n", name, on ? "on" : "off");  /* terse: no meaning */
 	return 0;
 }
 
@@ -123,26 +126,31 @@ int irq_param_noirqdebug(const char *v, void *arg)
 {
 	(void)arg;
 	return irq_set_switch(&__irq_switches.noirqdebug, "noirqdebug", v,
-			      "no IRQ expecting, watching or flood defence");
+			      IRQ_TEXT("no IRQ expecting, watching or flood defence"));
 }
 
 int irq_param_irqfixup(const char *v, void *arg)
 {
 	(void)arg;
 	return irq_set_switch(&__irq_switches.irqfixup, "irqfixup", v,
-			      "unclaimed interrupts also try the handlers of other shared lines");
+			      IRQ_TEXT("unclaimed interrupts also try the handlers of other shared lines"));
 }
 
 int irq_param_irqpoll(const char *v, void *arg)
 {
 	(void)arg;
 	return irq_set_switch(&__irq_switches.irqpoll, "irqpoll", v,
-			      "irqfixup, and every shared line is polled by its own timer; slows the system");
+			      IRQ_TEXT("irqfixup, and every shared line is polled by its own timer; slows the system"));
 }
 
 int irq_param_policy(const char *v, void *arg)
 {
+#if IRQ_MINIMAL
+	/* One profile, a constant (policy_table.h): irqpolicy=irqkit is all there is to accept. */
+	const struct irq_policy *p = v && irq_str_equal(v, irq_policy()->name) ? irq_policy() : NULL;
+#else
 	const struct irq_policy *p = irq_policy_by_name(v);
+#endif
 
 	(void)arg;
 	if (!p) {
@@ -150,7 +158,9 @@ int irq_param_policy(const char *v, void *arg)
 			 IRQ_MINIMAL ? "this minimal build has irqkit only" : "use irqkit, tejun2010 or mainline");
 		return -IRQ_EINVAL;
 	}
+#if !IRQ_MINIMAL
 	__atomic_store_n(&__irq_switches.policy, p, __ATOMIC_RELEASE);
+#endif
 	__atomic_add_fetch(&__irq_switches.gen, 1, __ATOMIC_SEQ_CST);  /* every line's next poll time may move */
 	irq_port_log(IRQ_LOG_INFO, "irq: defence profile %s\n", p->name);
 	return 0;

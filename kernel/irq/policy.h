@@ -208,12 +208,18 @@
 #include "policy_table.h"
 
 /*
- * irq_policy - the profile in force. CONTEXT: any; a plain load.
- * RETURNS a pointer into irq_policies (never NULL).
+ * irq_policy - the profile in force. CONTEXT: any; a plain load, or in
+ * the minimal build a constant (its one profile, whose tunables the
+ * compiler then reads as immediates).
+ * RETURNS a pointer into irq_policies, or the minimal build's profile (never NULL).
  */
 static inline const struct irq_policy *irq_policy(void)
 {
+#if IRQ_MINIMAL
+	return &irq_policy_minimal;  /* the one profile: its tunables fold (policy_table.h) */
+#else
 	return __atomic_load_n(&__irq_switches.policy, __ATOMIC_ACQUIRE);
+#endif
 }
 
 /*

@@ -442,6 +442,26 @@ static void a_left_out_part_keeps_its_api_as_calls_that_do_nothing(void **state)
 	free_irq(LINE, &dev);
 }
 
+/*
+ * The profile in force: irqkit's column of the table. The minimal build has
+ * only that one, a constant its code reads as immediates (policy.h's
+ * irq_policy()), and irqpolicy= accepts nothing else; the others switch.
+ */
+static void the_profile_is_irqkits_column_and_the_minimal_build_has_no_other(void **state)
+{
+	(void)state;
+	assert_string_equal(irq_policy()->name, "irqkit");
+#define IRQKIT_COLUMN(field, irqkit, tejun2010, mainline, what) \
+	assert_true(irq_policy()->field == (uint64_t)(irqkit));
+	IRQ_POLICY_TUNABLES(IRQKIT_COLUMN)
+#undef IRQKIT_COLUMN
+	assert_int_equal(irq_param_policy("tejun2010", NULL), IRQ_MINIMAL ? -IRQ_EINVAL : 0);
+	assert_string_equal(irq_policy()->name, IRQ_MINIMAL ? "irqkit" : "tejun2010");
+	assert_int_equal(irq_param_policy("irqkit", NULL), 0);
+	assert_string_equal(irq_policy()->name, "irqkit");
+	assert_int_equal(irq_param_policy(NULL, NULL), -IRQ_EINVAL);
+}
+
 #define CASE(fn) cmocka_unit_test_setup_teardown(fn, fake_irq_setup, fake_irq_teardown)
 
 int main(void)
@@ -469,6 +489,7 @@ int main(void)
 		CASE(a_trigger_equal_to_the_flows_default_is_still_programmed),
 		CASE(set_type_may_switch_the_flow_handler_of_its_line),
 		CASE(a_left_out_part_keeps_its_api_as_calls_that_do_nothing),
+		CASE(the_profile_is_irqkits_column_and_the_minimal_build_has_no_other),
 	};
 
 	fake_irq_filter_from_env();
