@@ -77,7 +77,7 @@ void __irq_health_begin_say(struct irq_desc *desc, struct irqaction *action, str
 	/* Its first reminder (and a misroute's end, later still) comes no sooner: see remind_at_ns. */
 	if (desc->def.remind_at_ns > now + irq_policy()->health_remind_ns)
 		desc->def.remind_at_ns = now + irq_policy()->health_remind_ns;
-	if (desc->def.remind_at_ns > desc->def.fixup_last_ns + irq_policy()->health_misroute_window_ns &&
+	if (IRQ_FIXUP && desc->def.remind_at_ns > desc->def.fixup_last_ns + irq_policy()->health_misroute_window_ns &&
 	    ep == &desc->def.misroute)
 		desc->def.remind_at_ns = desc->def.fixup_last_ns + irq_policy()->health_misroute_window_ns;
 	if (!irq_health_should_log(ep, now))
@@ -165,14 +165,14 @@ void __irq_health_remind(struct irq_desc *desc, uint64_t now)
 	 */
 	if (now < desc->def.remind_at_ns)
 		return;
-	if (desc->def.misroute.active && now - desc->def.fixup_last_ns >= p->health_misroute_window_ns)
+	if (IRQ_FIXUP && desc->def.misroute.active && now - desc->def.fixup_last_ns >= p->health_misroute_window_ns)
 		__irq_health_end(desc, NULL, &desc->def.misroute,
 				 "irqfixup found none of its work on other lines lately: misroute over", now);
 #if IRQ_FLOOD || IRQ_STORM
 	if (irq_health_remind_due(&desc->def.storm, now, every))
 		__irq_health_remind_one(desc, NULL, &desc->def.storm, now);
 #endif
-	if (irq_health_remind_due(&desc->def.misroute, now, every))
+	if (IRQ_FIXUP && irq_health_remind_due(&desc->def.misroute, now, every))
 		__irq_health_remind_one(desc, NULL, &desc->def.misroute, now);
 #if IRQ_ACTION_EPISODES
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
@@ -180,12 +180,13 @@ void __irq_health_remind(struct irq_desc *desc, uint64_t now)
 			__irq_health_remind_one(desc, a, &a->health, now);
 #endif
 	/* What is due next; an episode that begins meanwhile brings it forward (__irq_health_begin). */
-	if (desc->def.misroute.active && desc->def.fixup_last_ns + p->health_misroute_window_ns < at)
+	if (IRQ_FIXUP && desc->def.misroute.active && desc->def.fixup_last_ns + p->health_misroute_window_ns < at)
 		at = desc->def.fixup_last_ns + p->health_misroute_window_ns;
 #if IRQ_FLOOD || IRQ_STORM
 	at = irq_health_next_remind(&desc->def.storm, every, at);
 #endif
-	at = irq_health_next_remind(&desc->def.misroute, every, at);
+	if (IRQ_FIXUP)
+		at = irq_health_next_remind(&desc->def.misroute, every, at);
 #if IRQ_ACTION_EPISODES
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 		at = irq_health_next_remind(&a->health, every, at);
@@ -201,8 +202,8 @@ uint64_t __irq_health_deadline(const struct irq_desc *desc)
 {
 	uint64_t window = irq_policy()->health_misroute_window_ns;
 
-	if (!desc->def.misroute.active)
-		return 0;
+	if (!IRQ_FIXUP || !desc->def.misroute.active)
+		return 0;  /* no misroute episode: only irqfixup begins one */
 	return desc->def.fixup_last_ns + window;
 }
 

@@ -58,7 +58,7 @@ static unsigned int __irq_line_causes(const struct irq_desc *desc, uint64_t *sin
 	(void)a;
 	(void)walked;
 #endif
-	if (desc->def.misroute.active) {
+	if (IRQ_FIXUP && desc->def.misroute.active) {
 		causes |= IRQ_HEALTH_MISROUTED;
 		if (!any || desc->def.misroute.since_ns < *since) {
 			*since = desc->def.misroute.since_ns;

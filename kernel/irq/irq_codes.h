@@ -59,6 +59,7 @@ enum irq_code {
 	IRQ_E_SWITCH_VALUE = 30,
 	IRQ_E_SWITCH_LATE = 31,
 	IRQ_E_POLICY_UNKNOWN = 32,
+	IRQ_E_SWITCH_NOT_BUILT = 33,
 };
 
 /*

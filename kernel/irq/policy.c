@@ -100,8 +100,8 @@ static int irq_parse_switch(const char *v, bool *on)
 	return -IRQ_EINVAL;
 }
 
-/* Set one boot-time switch. */
-static int irq_set_switch(bool *sw, const char *name, const char *v, const char *meaning)
+/* Set one boot-time switch; one left out of the build (@built false) takes "off" only. */
+static int irq_set_switch(bool *sw, const char *name, const char *v, const char *meaning, bool built)
 {
 	bool on;
 	int err = irq_parse_switch(v, &on);
@@ -109,6 +109,12 @@ static int irq_set_switch(bool *sw, const char *name, const char *v, const char 
 	if (err) {
 		IRQ_SAY0(IRQ_E_SWITCH_VALUE, IRQ_LOG_ERR, "irq: %s=%.8s: not 0/1/on/off/yes/no\n", name, v);
 		return err;
+	}
+	if (!built) {
+		if (!on)
+			return 0;  /* off is what it is */
+		IRQ_SAY0(IRQ_E_SWITCH_NOT_BUILT, IRQ_LOG_ERR, "irq: %s: not in this build (IRQ_FIXUP 0)\n", name);
+		return -IRQ_ENODEV;
 	}
 	if (__atomic_load_n(&__irq_switches.started, __ATOMIC_ACQUIRE)) {
 		IRQ_SAY0(IRQ_E_SWITCH_LATE, IRQ_LOG_ERR, "irq: %s is a boot parameter: the defences run already\n", name);
@@ -126,21 +132,21 @@ int irq_param_noirqdebug(const char *v, void *arg)
 {
 	(void)arg;
 	return irq_set_switch(&__irq_switches.noirqdebug, "noirqdebug", v,
-			      IRQ_TEXT("no IRQ expecting, watching or flood defence"));
+			      IRQ_TEXT("no IRQ expecting, watching or flood defence"), true);
 }
 
 int irq_param_irqfixup(const char *v, void *arg)
 {
 	(void)arg;
 	return irq_set_switch(&__irq_switches.irqfixup, "irqfixup", v,
-			      IRQ_TEXT("unclaimed interrupts also try the handlers of other shared lines"));
+			      IRQ_TEXT("unclaimed interrupts also try the handlers of other shared lines"), IRQ_FIXUP);
 }
 
 int irq_param_irqpoll(const char *v, void *arg)
 {
 	(void)arg;
 	return irq_set_switch(&__irq_switches.irqpoll, "irqpoll", v,
-			      IRQ_TEXT("irqfixup, and every shared line is polled by its own timer; slows the system"));
+			      IRQ_TEXT("irqfixup, and every shared line is polled by its own timer; slows the system"), IRQ_FIXUP);
 }
 
 int irq_param_policy(const char *v, void *arg)

@@ -396,6 +396,7 @@ static void a_left_out_part_keeps_its_api_as_calls_that_do_nothing(void **state)
 	assert_int_equal(!!(built & IRQ_DEF_TICK_LOOK), IRQ_TICK_LOOK);
 	assert_int_equal(!!(built & IRQ_DEF_TRACE), IRQ_TRACE_BUILD);
 	assert_int_equal(!!(built & IRQ_DEF_HEALTH_TEXT), IRQ_HEALTH_TEXT);
+	assert_int_equal(!!(built & IRQ_DEF_FIXUP), IRQ_FIXUP);
 	fake_setup_line(LINE, &fake_chip, handle_edge_irq);
 	assert_int_equal(request_irq(LINE, fake_dev_handler, 0, "disk", &dev), 0);
 	irq_defences_start();
@@ -434,6 +435,14 @@ static void a_left_out_part_keeps_its_api_as_calls_that_do_nothing(void **state)
 		assert_int_equal(irq_trace_dump(trace_line_must_not_come, NULL), 0);
 		assert_int_equal(irq_trace_param("all", NULL), -IRQ_ENODEV);
 		assert_int_equal(ts.events + ts.dropped + ts.lines_selected, 0);
+	}
+	/* irqfixup and irqpoll: boot switches, refused once started; "on" refused where not built, "off" taken. */
+	assert_int_equal(irq_param_irqfixup(NULL, NULL), IRQ_FIXUP ? -IRQ_EBUSY : -IRQ_ENODEV);
+	assert_int_equal(irq_param_irqpoll("1", NULL), IRQ_FIXUP ? -IRQ_EBUSY : -IRQ_ENODEV);
+	if (!IRQ_FIXUP) {
+		/* A boot switch's refusal names no line: "irq: E<code>" in a terse build. */
+		assert_true(irq_host_log_contains(IRQ_HEALTH_TEXT ? "irqpoll: not in this build" : "irq: E33\n"));
+		assert_int_equal(irq_param_irqfixup("off", NULL), 0);
 	}
 	irq_tick_start(1000000);
 	if (!IRQ_TICK_LOOK)
