@@ -1013,7 +1013,8 @@ static inline void __irq_watch_unclaimed(struct irq_desc *desc, uint64_t now)
 /*
  * __irq_line_cpu - the CPU line @desc's interrupts go to: the lowest CPU of
  * its affinity mask, CPU 0 while none was set (arch/x86's chips deliver
- * to the first CPU of the mask; irqchip.h). Lock held.
+ * to the first CPU of the mask; irqchip.h). Any context (the mask read
+ * relaxed: expect_irq asks without the lock).
  */
 unsigned int __irq_line_cpu(const struct irq_desc *desc);
 

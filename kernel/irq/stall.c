@@ -26,6 +26,10 @@
  * the poll found the work has ended, and the CPU took what was pending
  * before it did anything else. Until then the verdict waits.
  *
+ * A driver's own time-out is judged by the same count from the mark
+ * expect_irq takes as the expect opens (expect.c, irq_expect_mark_open):
+ * the earliest mark since the expect, there whether or not a poll ran.
+ *
  * A CPU that finished no interrupt for stall_ns since a mark (2 ms: an idle
  * CPU ticks every millisecond), or a mark taken by a poll timer that fired
  * stall_ns late (on one CPU: the host stopped the whole machine, and the
@@ -45,7 +49,11 @@
  * A reader that sees X's count moved sees every store X made before the
  * move; without the pairing a verdict could see the count of X's next
  * interrupt and not the unclaimed interrupt before it, and call a late
- * interrupt lost. The marks themselves are under the line's lock.
+ * interrupt lost. The marks themselves are under the line's lock, but
+ * for the expect's own (exp->open_mark): written by expect_irq without
+ * the lock, before the seq_cst state RMW that publishes IRQ_EXP_EXPECTING,
+ * read under the lock by the token's driver after its expect_irq, or by a
+ * reader whose acquire load of the state saw this expect (expect.c).
  *
  * Layer 2, a service of the defences: may use layers 0-2 (docs/irq-layers.md).
  */
@@ -55,7 +63,8 @@
 
 unsigned int __irq_line_cpu(const struct irq_desc *desc)
 {
-	irq_cpumask_t mask = desc->affinity;
+	/* Relaxed: expect_irq asks without the lock; irq_set_affinity stores it whole (irqdesc.c). */
+	irq_cpumask_t mask = __atomic_load_n(&desc->affinity, __ATOMIC_RELAXED);
 	unsigned int cpu;
 
 	/* The lowest CPU of the mask: arch/x86's IOAPIC and MSI chips deliver there (irqchip.h). */
@@ -109,18 +118,19 @@ uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m)
  * (interrupt.h). The same evidence as the core's verdict on that time-out
  * (expect.c, __irq_expect_timeout_stalled), so that the driver's message
  * and the core's count agree: the line's handlers running for an
- * interrupt on another CPU that has not finished it; else the mark of the
- * first poll since the expect_irq, or of the verified token's safety poll
- * that waited for the CPU (stall_gate); no mark: no evidence, judged by
- * time as before. Takes the line's lock (the ordering: above).
+ * interrupt on another CPU that has not finished it; else the mark
+ * expect_irq took of the line's CPU as the expect opened (exp->open_mark,
+ * the earliest since the expect: there whether or not a poll ran since).
+ * Takes the line's lock. Ordering: the acquire load of the state that
+ * sees this expect's IRQ_EXP_EXPECTING sees its mark (expect.c,
+ * irq_expect_mark_open); the progress count as above.
  */
 bool irq_expect_cpu_ran(struct irq_expect *exp)
 {
-	const struct irq_cpu_mark *since = NULL;
 	struct irq_desc *desc;
 	unsigned long flags;
 	uint32_t st;
-	bool ran = true;
+	bool ran;
 
 	if (!exp || !irq_policy()->stall_ran_irqs)
 		return true;
@@ -129,16 +139,11 @@ bool irq_expect_cpu_ran(struct irq_expect *exp)
 	if (!(st & IRQ_EXP_LIVE) || !(st & IRQ_EXP_EXPECTING) || !desc)
 		return true;
 	flags = irq_port_lock_irqsave(&desc->lock);
-	st = __atomic_load_n(&exp->state, __ATOMIC_ACQUIRE);
 	if ((desc->status & IRQS_INPROGRESS) && !__atomic_load_n(&desc->run_is_poll, __ATOMIC_RELAXED) &&
 	    __atomic_load_n(&desc->run_clock_cpu, __ATOMIC_RELAXED) != irq_port_cpu_id() + 1)
 		ran = false;
-	else if (st & IRQ_EXP_FIRST_POLL)
-		since = &exp->first_poll_mark;
-	else if (exp->gate.at_ns && exp->gate_started_ns == irq_load_u64(&exp->started_ns))
-		since = &exp->gate;
-	if (since)
-		ran = __irq_cpu_ran(since);
+	else
+		ran = __irq_cpu_ran(&exp->open_mark);
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	return ran;
 }
