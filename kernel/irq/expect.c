@@ -349,6 +349,8 @@ static inline void irq_expect_mark_open(struct irq_desc *desc, struct irq_expect
 	m->cpu = (uint16_t)cpu;
 	m->here = cpu == irq_port_cpu_id();
 	m->late_poll = false;
+	m->seen = m->progress;
+	m->seen_ns = now;
 }
 
 void expect_irq(struct irq_expect *exp)

@@ -102,6 +102,8 @@ struct irq_cpu_mark {
 	uint16_t cpu;              /* the line's CPU then */
 	bool here;                 /* taken on that CPU itself */
 	bool late_poll;            /* by a poll timer that fired stall_ns late or more: that CPU had not been running */
+	uint32_t seen;             /* that CPU's count as the latest look saw it (__irq_cpu_stalled) */
+	uint64_t seen_ns;          /* the first look that saw it so: from there on it stood still */
 };
 
 /*

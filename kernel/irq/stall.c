@@ -30,14 +30,20 @@
  * expect_irq takes as the expect opens (expect.c, irq_expect_mark_open):
  * the earliest mark since the expect, there whether or not a poll ran.
  *
- * A CPU that finished no interrupt for stall_ns since a mark (2 ms: an idle
- * CPU ticks every millisecond), or a mark taken by a poll timer that fired
- * stall_ns late (on one CPU: the host stopped the whole machine, and the
- * timer was as late as the interrupt), shows the CPU was not running
- * (__irq_cpu_stalled): what was found is "late (CPU not running)" when the
- * interrupt comes after all - counted apart, not announced, neither a good
- * delivery nor a bad one - and lost as before when the CPU runs and it
- * does not come.
+ * A CPU that finished no interrupt for stall_ns (2 ms: an idle CPU ticks
+ * every millisecond) as the looks at it since a mark saw it - from the
+ * mark, or from the first look that saw its count after it last moved -
+ * or a mark taken by a poll timer that fired stall_ns late (on one CPU:
+ * the host stopped the whole machine, and the timer was as late as the
+ * interrupt), shows the CPU was not running (__irq_cpu_stalled): what was
+ * found is "late (CPU not running)" when the interrupt comes after all -
+ * counted apart, not announced, neither a good delivery nor a bad one -
+ * and lost as before when the CPU runs and it does not come. Counted from
+ * the mark alone, a CPU that finished one interrupt after the find and
+ * then stood still inside the line's handlers (lesson 5's loaded run: the
+ * polls meanwhile found the line busy) never showed a stall, and the find
+ * was judged unsure once it ran again. The looks are the polls (busy ones
+ * too), the tick's looks and the verdicts (expect.c, watch.c).
  *
  * Memory ordering, lock-free across CPUs:
  *   writer                 what                          reader
@@ -49,7 +55,8 @@
  * A reader that sees X's count moved sees every store X made before the
  * move; without the pairing a verdict could see the count of X's next
  * interrupt and not the unclaimed interrupt before it, and call a late
- * interrupt lost. The marks themselves are under the line's lock, but
+ * interrupt lost. The marks themselves are under the line's lock (what a
+ * look saw, m->seen and m->seen_ns, too), but
  * for the expect's own (exp->open_mark): written by expect_irq without
  * the lock, before the seq_cst state RMW that publishes IRQ_EXP_EXPECTING,
  * read under the lock by the token's driver after its expect_irq, or by a
@@ -83,6 +90,8 @@ void __irq_cpu_mark(struct irq_desc *desc, struct irq_cpu_mark *m, uint64_t now)
 	m->progress = irq_port_cpu_progress(cpu);
 	/* The poll timer's expiry that runs this poll came stall_ns late (poll.c); read under the lock. */
 	m->late_poll = desc->def.poll_fired_late && (desc->status & IRQS_POLLING);
+	m->seen = m->progress;
+	m->seen_ns = now;
 }
 
 bool __irq_cpu_ran(const struct irq_cpu_mark *m)
@@ -97,15 +106,22 @@ bool __irq_cpu_ran(const struct irq_cpu_mark *m)
 	return irq_port_cpu_progress(m->cpu) - m->progress >= need;
 }
 
-bool __irq_cpu_stalled(const struct irq_cpu_mark *m, uint64_t now)
+bool __irq_cpu_stalled(struct irq_cpu_mark *m, uint64_t now)
 {
 	const struct irq_policy *p = irq_policy();
+	uint32_t count;
 
 	if (!p->stall_ran_irqs)
 		return false;
 	if (m->late_poll)
 		return true;
-	return irq_port_cpu_progress(m->cpu) == m->progress && now >= m->at_ns && now - m->at_ns >= p->stall_ns;
+	count = irq_port_cpu_progress(m->cpu);
+	if (count != m->seen) {  /* it moved since the last look: it stands still from here at most */
+		m->seen = count;
+		m->seen_ns = now;
+		return false;
+	}
+	return now >= m->seen_ns && now - m->seen_ns >= p->stall_ns;
 }
 
 uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m)
