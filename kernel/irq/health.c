@@ -74,18 +74,11 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 {
 	struct irq_desc *desc = irq_to_desc(irq);
 	const struct irq_defence_line *def;
-	const struct irqaction *a;
-	const struct irq_expect *e;
 	unsigned long flags;
-	unsigned int i, n;
 
 	if (!desc || !out)
 		return -IRQ_EINVAL;
 	def = &desc->def;
-	(void)a;
-	(void)e;
-	(void)i;
-	(void)n;
 	flags = irq_port_lock_irqsave(&desc->lock);
 	*out = (struct irq_line_health){
 		.irq = irq,
@@ -119,14 +112,22 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 #endif
 	out->causes = __irq_line_causes(desc, &out->since_ns, &out->polled_completions);
 #if IRQ_ACTION_HEALTH
-	for (a = desc->action, i = 0; a && i < IRQ_MAX_SHARED; a = a->next, i++) {
+	{
+		const struct irqaction *a;
+		unsigned int i;
+
+		for (a = desc->action, i = 0; a && i < IRQ_MAX_SHARED; a = a->next, i++) {
 #if IRQ_WATCH
-		out->stalled += a->watch.stalled_since_boot;
+			out->stalled += a->watch.stalled_since_boot;
 #endif
 #if IRQ_EXPECT
-		for (e = a->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
-			out->stalled += e->completions_stalled;
+			const struct irq_expect *e;
+			unsigned int n;
+
+			for (e = a->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
+				out->stalled += e->completions_stalled;
 #endif
+		}
 	}
 #endif
 	irq_port_unlock_irqrestore(&desc->lock, flags);
