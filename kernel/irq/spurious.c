@@ -108,7 +108,10 @@
  * every run, called by handle.c: the layer check's one sanctioned call
  * up): may use layers 0-2 (docs/irq-layers.md).
  */
+#include "episode.h"
+#include "flood.h"
 #include "irq_sched.h"
+#include "watch.h"
 
 #if IRQ_FLOOD || IRQ_STORM
 /*
