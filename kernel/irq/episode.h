@@ -3,7 +3,7 @@
  * the episodes a defence begins and ends, their reminders and irqfixup's
  * misroute episode (episode.c), split out of internals.h (issue 32,
  * docs/irq-layers.md). Included by episode.c, the poll scheduler (poll.c) and
- * the defences (expect.c, watch.c, spurious.c).
+ * the defences (expect.c, watch.c, flood.c, storm.c).
  *
  * Layer 2, a private header of the defences' services: may use layers 0-2
  * (docs/irq-layers.md).

@@ -1,10 +1,11 @@
 /*
  * flood.h - PRIVATE to kernel/irq/ (host unit tests of kernel/irq excepted):
- * what the flood and claimed-storm defence (spurious.c) gives the rest of
- * kernel/irq, split out of internals.h (issue 32, docs/irq-layers.md). Included
- * by spurious.c and, for the flow a timed line really has, by stats.c; the poll
- * scheduler reaches the defence only through irq_defence_flood (irq_sched.h),
- * and the dispatch core calls note_interrupt() (core.h).
+ * what the flood defence (flood.c) gives the rest of kernel/irq, split out
+ * of internals.h (issue 32, docs/irq-layers.md): the judgement of a
+ * segment, for note_interrupt()'s accounting (spurious.c); the line off
+ * interrupts, for the claimed-storm defence (storm.c) too; its poll times,
+ * for the unit tests. Included by flood.c, spurious.c and storm.c; the poll
+ * scheduler reaches the defence only through irq_defence_flood (irq_sched.h).
  *
  * Layer 3, a defence's private header: may use layers 0-2 (docs/irq-layers.md).
  */
@@ -12,8 +13,27 @@
 #define IRQ_FLOOD_H
 
 #include "internals.h"
+#include "policy.h"
 
-/* ---- spurious.c: the flood defence ---------------------------------------- */
+#if IRQ_STORM
+/*
+ * __irq_line_off - take the line off interrupts for a flood or (@claimed)
+ * a storm of claimed interrupts: masked at its chip, polled instead, the
+ * re-enable test set after the back-off, which grows for the next time.
+ * Lock held. RETURNS the time off. (Without the storm defence flood.c's
+ * own, static.)
+ */
+uint64_t __irq_line_off(struct irq_desc *desc, const struct irq_policy *p, bool claimed, uint64_t now);
+#endif
+
+/*
+ * irq_flood_judge - the segment is complete: a flood, or a good one that
+ * shrinks the back-off (and passes a re-enable test). CONTEXT: the owner
+ * of the run, lock not held.
+ */
+void irq_flood_judge(struct irq_desc *desc, const struct irq_policy *p, uint64_t now);
+
+/* ---- the line's re-enable and its poll times (the defence table's entry) ---- */
 
 /*
  * __irq_flood_poll_due - the poll timer fired on a line at @now: re-enable
@@ -28,8 +48,5 @@ void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now, uint64_t due_by);
 
 /* __irq_flood_deadline - when the flood defence wants the line polled (0: no need). Lock held. */
 uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now);
-
-/* irq_storm_flow_of - @flow, or the flow it stands in for while the line's runs are timed (spurious.c). */
-irq_flow_handler_t irq_storm_flow_of(const struct irq_desc *desc, irq_flow_handler_t flow);
 
 #endif /* IRQ_FLOOD_H */

@@ -21,7 +21,8 @@
  *   expect_state.h  an expect token's state bits
  *   expect.h        expecting (expect.c)
  *   watch.h         watching (watch.c)
- *   flood.h         the flood and claimed-storm defence (spurious.c)
+ *   flood.h         the flood defence (flood.c) and the line off it shares
+ *   storm.h         the claimed-storm defence (storm.c)
  *
  * Locking: each line has one lock, desc->lock, taken with interrupts
  * disabled. It protects every field of the descriptor and the action list.
@@ -276,11 +277,11 @@ struct irq_defence_line {
 	int8_t poll_pending;           /* YES if either sample said so, NO if both did, else UNKNOWN */
 	bool poll_pending_sampled;     /* poll_pending_before was just asked by irq_poll_line */
 #if IRQ_FLOOD || IRQ_STORM
-	/* ---- the flood defence and the claimed-storm defence (spurious.c) ---- */
+	/* ---- the flood defence and the claimed-storm defence (flood.c, storm.c; spurious.c counts) ---- */
 	bool flood_off;                /* disabled at the chip for flooding; polled instead */
 	bool flood_testing;            /* re-enabled to test; the next judged segment decides */
 	/*
-	 * Storms of claimed interrupts (spurious.c): the line is off (flood_off,
+	 * Storms of claimed interrupts (storm.c): the line is off (flood_off,
 	 * flood_testing, the back-off) because its handlers claimed too many,
 	 * not because nobody claimed them.
 	 */
@@ -303,11 +304,11 @@ struct irq_defence_line {
 	uint32_t storm_win_claimed;    /* of them, claimed (for the report) */
 #endif
 #if IRQ_STORM
-	/* ---- the claimed-storm defence (spurious.c) ---- */
+	/* ---- the claimed-storm defence (storm.c) ---- */
 	uint64_t storm_slowed_ns;      /* when a driver's storm callback last slowed its device (0: never); owner of the run */
 	uint32_t claimed_storms;       /* claimed-storm episodes since boot; failed tests apart */
 	/*
-	 * The CPU-time test of claimed storms (spurious.c, storm_cpu_pct):
+	 * The CPU-time test of claimed storms (storm.c, storm_cpu_pct):
 	 * irq_storm_timed_flow stands in for the line's flow while a window's
 	 * runs are timed. storm_cpu_state and the fields the stand-in writes
 	 * are atomics (it runs after the run's owner let go of the line).
@@ -422,7 +423,7 @@ struct irq_desc {
 	 * the line's actions run through irq_poll_line(). Arm and cancel it
 	 * with irq_poll_schedule()/irq_poll_cancel(); the core never arms it. */
 	struct irq_port_timer poll_timer;
-	/* The defences' state (spurious.c, expect.c, watch.c, poll.c, health.c). */
+	/* The defences' state (spurious.c, flood.c, storm.c, expect.c, watch.c, poll.c, health.c). */
 	struct irq_defence_line def;
 };
 

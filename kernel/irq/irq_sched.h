@@ -25,8 +25,9 @@ void irq_poll_timer_fn(void *desc);
  * struct irq_defence - one defence as the poll scheduler (poll.c) sees it:
  * what it is asked and told about a line, without the scheduler knowing
  * which defence it is. Each defence of layer 3 defines its own, const
- * (read-only data, nothing per line): irq_defence_flood (spurious.c: the
- * flood and claimed-storm defence), irq_defence_expect (expect.c),
+ * (read-only data, nothing per line): irq_defence_flood (flood.c: the
+ * line off interrupts that the flood and the claimed-storm defence share),
+ * irq_defence_expect (expect.c),
  * irq_defence_watch (watch.c). The assembly (policy.c) puts the ones the
  * build has (the switches of irq_config.h) in a NULL-terminated table, in
  * the order they are called, and gives it to the scheduler

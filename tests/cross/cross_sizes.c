@@ -10,6 +10,7 @@
 #include <irq/expect.h>
 #include <irq/flood.h>
 #include <irq/stall.h>
+#include <irq/storm.h>
 #include <irq/tick_set.h>
 #include <irq/watch.h>
 #include <time/timer_wheel.h>
