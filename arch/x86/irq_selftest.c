@@ -108,33 +108,67 @@ static int find_action(const char *name, struct irq_action_stats *out)
 	return -1;
 }
 
+/* What else the CPU served: interrupts and polls of every line but @skip. */
+static void other_lines(int skip, uint64_t *delivered, uint64_t *polled)
+{
+	struct irq_line_stats ls;
+
+	*delivered = *polled = 0;
+	for (unsigned int irq = 0; irq_get_line_stats(irq, &ls) == 0; irq++) {
+		if ((int)irq == skip)
+			continue;
+		*delivered += ls.delivered;
+		*polled += ls.polled;
+	}
+}
+
 SELFTEST(irq, timer_handler_runs_at_the_configured_rate)
 {
 	struct irq_action_stats a0, a1;
+	struct time_stats s0, s1;
+	uint64_t d0, p0, d1, p1;
 	struct clock_event_device *tick = clockevent_current();
 	/* The PIT's handler is a kernel/irq action; the LAPIC timer uses a system vector. */
 	bool pit = tick && strcmp(tick->name, "pit") == 0;
 	int line = find_action("timer", &a0);
-	uint64_t j0 = jiffies_read(), t0 = tsc_ns(), elapsed, expected, ticks, calls;
+	uint64_t j0 = jiffies_read(), t0 = tsc_ns(), elapsed, expected, ticks, calls, events;
 
 	ST_EXPECT(t, line >= 0, "no action named timer");
 	if (line < 0)
 		return;
+	time_get_stats(&s0);
+	other_lines(line, &d0, &p0);
 	while ((elapsed = tsc_ns() - t0) < RATE_WINDOW_NS)
 		cpu_relax();
-	/* Jiffies before the handler count: a tick between the two reads then adds a call, never
-	 * a tick without its call (calls >= ticks below; the other order failed 500 for 501). */
+	/* Counts read in the same order at both ends: jiffies, the handler's calls, the events. */
 	ticks = jiffies_read() - j0;
 	irq_get_action_stats((unsigned int)line, 0, &a1);
 	calls = a1.handled - a0.handled;
+	time_get_stats(&s1);
+	other_lines(line, &d1, &p1);
 	expected = (uint64_t)tick_hz() * elapsed / NSEC_PER_SEC;
 	pr_info("    # timer: %llu ticks, %llu handler calls in %llu us at hz=%u (expected %llu)\n",
 		(unsigned long long)ticks, (unsigned long long)calls, (unsigned long long)(elapsed / 1000),
 		tick_hz(), (unsigned long long)expected);
+	/* The evidence a failure needs: what else ran, and how late the tick was. */
+	events = s1.events - s0.events;
+	pr_info("    # timer: %llu clock events, %llu late hrtimers (largest since boot %llu us); "
+		"other lines: %llu interrupts, %llu polls\n",
+		(unsigned long long)events,
+		(unsigned long long)(s1.late_hrtimers - s0.late_hrtimers),
+		(unsigned long long)(s1.max_late_ns / 1000),
+		(unsigned long long)(d1 - d0), (unsigned long long)(p1 - p0));
 	ST_EXPECT(t, ticks * 100 >= expected * (100 - RATE_TOLERANCE_PCT) &&
 		     ticks * 100 <= expected * (100 + RATE_TOLERANCE_PCT) + 100,
 		  "%llu ticks, expected %llu +-%d%%", (unsigned long long)ticks,
 		  (unsigned long long)expected, RATE_TOLERANCE_PCT);
-	ST_EXPECT(t, !pit || calls >= ticks, "%llu handler calls for %llu ticks", (unsigned long long)calls,
-		  (unsigned long long)ticks);
+	/* Each clock event is one call of the PIT's handler (a tick between the two
+	 * reads of either pair moves one count and not the other: +-1). Calls are
+	 * not compared with ticks: in one-shot mode an event that comes more than a
+	 * period late counts every tick due at once (kernel/time/tick.c), and in
+	 * Bochs (4 M instructions a second, a tick's path a large part of 1 ms)
+	 * some do; the tick count above still has to keep the rate. */
+	ST_EXPECT(t, !pit || (calls + 1 >= events && calls <= events + 1),
+		  "%llu handler calls for %llu clock events", (unsigned long long)calls,
+		  (unsigned long long)events);
 }
