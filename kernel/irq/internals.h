@@ -19,6 +19,7 @@
  *   episode.h       the episodes (episode.c)
  *   stall.h         the stall marks (stall.c)
  *   expect_state.h  an expect token's state bits
+ *   trace_filter.h  the trace's filter (trace_ring.c's state, set by trace.c)
  *   expect.h        expecting (expect.c)
  *   watch.h         watching (watch.c)
  *   flood.h         the flood defence (flood.c) and the line off it shares
@@ -549,9 +550,6 @@ static inline uint64_t irq_report_next(uint64_t count)
 	return count ? 2 * count : 1;
 }
 
-/* irq_trace_line_selected - whether the trace's filter lets line @irq through (trace.c). */
-bool irq_trace_line_selected(unsigned int irq);
-
 /* What irq_chip::irq_pending said (desc->def.poll_pending_*). */
 enum irq_pending_answer {
 	IRQ_PENDING_UNKNOWN = -1,  /* no such operation, or the chip could not tell */
@@ -600,11 +598,6 @@ static inline bool irq_poll_word_fires_by(uint32_t word, uint64_t deadline_ns)
 
 	return (word & IRQ_POLL_WORD_ARMED) && (int32_t)(word - deadline) <= 0;
 }
-
-/* ---- trace_ring.c: the filter's state, set by trace.c, read by the recording ---- */
-extern uint32_t irq_trace_classes;               /* IRQ_TCLASS_* bits recorded */
-extern uint8_t irq_trace_line_sel[IRQ_NR_LINES]; /* 1 = record this line's events */
-extern uint32_t irq_trace_bad_cpu;               /* events from a CPU number >= IRQ_NR_CPUS */
 
 /* ---- policy.c ------------------------------------------------------------ */
 
