@@ -91,8 +91,10 @@ struct irq_health_episode {
 
 /*
  * struct irq_cpu_mark - where the CPU a line is routed to stood when a poll
- * found work on the line, for the verdict on it (kernel/irq/stall.c: a
- * stalled CPU is not a lost interrupt). Private; under the line's lock.
+ * found work on the line, for the verdict on it, or when an expect opened,
+ * for the verdict on a driver's time-out (kernel/irq/stall.c: a stalled
+ * CPU is not a lost interrupt). Private; under the line's lock, but for
+ * the expect's own mark, written by expect_irq (expect.c).
  */
 struct irq_cpu_mark {
 	uint64_t at_ns;            /* when it was taken */
@@ -100,6 +102,8 @@ struct irq_cpu_mark {
 	uint16_t cpu;              /* the line's CPU then */
 	bool here;                 /* taken on that CPU itself */
 	bool late_poll;            /* by a poll timer that fired stall_ns late or more: that CPU had not been running */
+	uint32_t seen;             /* that CPU's count as the latest look saw it (__irq_cpu_stalled) */
+	uint64_t seen_ns;          /* the first look that saw it so: from there on it stood still */
 };
 
 /*
@@ -166,7 +170,7 @@ struct irq_expect {
 	uint64_t latency_avg_ns;      /* moving average of interrupt-delivered latency (0: none yet) */
 	uint64_t first_poll_ns;       /* delay of the first poll after expect_irq while not verified */
 	uint64_t first_polled_ns;     /* when the first poll of the current expect ran */
-	struct irq_cpu_mark first_poll_mark; /* the line's CPU at that poll (a time-out's verdict: expect.c) */
+	struct irq_cpu_mark open_mark; /* the line's CPU when the latest expect_irq opened (a time-out's verdict: expect.c) */
 	uint32_t first_hits;          /* completions found by the first poll since it last missed (irq_expect_learn_poll) */
 	uint32_t verified_poll_ns;    /* delay of the safety poll while verified (0: slow poll only) */
 	/*
@@ -388,8 +392,9 @@ void unexpect_irq(struct irq_expect *exp, bool timedout);
  * off, an SMI, a CPU with interrupts off) or it is still inside the
  * line's handlers for the interrupt: the interrupt is late, not lost, and
  * the core counts the time-out so (docs/defences.md, "A stalled CPU").
- * True where the core has no evidence (no poll and no waiting safety poll
- * since the expect, no expect, a NULL token, a profile without the test):
+ * Judged from the core's mark of that CPU as expect_irq() opened the
+ * expect, whether or not a poll ran since. True where the core has no
+ * evidence (no expect open, a NULL token, a profile without the test):
  * judged by time, as before. In every build.
  * CONTEXT: any but the line's handler; takes the line's lock briefly.
  */

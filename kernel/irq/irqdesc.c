@@ -236,8 +236,8 @@ int irq_set_affinity(unsigned int irq, irq_cpumask_t mask)
 		err = desc->chip->irq_set_affinity(&desc->irq_data, mask);
 		if (err > 0)
 			err = 0;
-		if (!err)
-			desc->affinity = mask;
+		if (!err)  /* read without the lock by expect_irq (stall.c, __irq_line_cpu) */
+			__atomic_store_n(&desc->affinity, mask, __ATOMIC_RELAXED);
 		else
 			err = -IRQ_EINVAL;
 	}

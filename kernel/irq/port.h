@@ -212,8 +212,9 @@ unsigned int irq_port_cpu_id(void);
  * each advance is a release store after the handlers' own stores (on x86
  * a plain store after them), read here as an acquire, so a reader that
  * sees the advance sees what the interrupt's handlers counted.
- * CONTEXT: any. Called only when a poll found work, at the verdict on it
- * and at a due safety poll: never on the path of a healthy interrupt.
+ * CONTEXT: any. Called at every expect_irq() (the mark a driver's time-out
+ * is judged from: keep it one load), when a poll found work, at the
+ * verdict on it and at a due safety poll: never in an interrupt's own path.
  * A one-CPU port may count its timer interrupts and the interrupts it
  * hands to generic_handle_irq().
  */

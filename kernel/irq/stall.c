@@ -26,14 +26,24 @@
  * the poll found the work has ended, and the CPU took what was pending
  * before it did anything else. Until then the verdict waits.
  *
- * A CPU that finished no interrupt for stall_ns since a mark (2 ms: an idle
- * CPU ticks every millisecond), or a mark taken by a poll timer that fired
- * stall_ns late (on one CPU: the host stopped the whole machine, and the
- * timer was as late as the interrupt), shows the CPU was not running
- * (__irq_cpu_stalled): what was found is "late (CPU not running)" when the
- * interrupt comes after all - counted apart, not announced, neither a good
- * delivery nor a bad one - and lost as before when the CPU runs and it
- * does not come.
+ * A driver's own time-out is judged by the same count from the mark
+ * expect_irq takes as the expect opens (expect.c, irq_expect_mark_open):
+ * the earliest mark since the expect, there whether or not a poll ran.
+ *
+ * A CPU that finished no interrupt for stall_ns (2 ms: an idle CPU ticks
+ * every millisecond) as the looks at it since a mark saw it - from the
+ * mark, or from the first look that saw its count after it last moved -
+ * or a mark taken by a poll timer that fired stall_ns late (on one CPU:
+ * the host stopped the whole machine, and the timer was as late as the
+ * interrupt), shows the CPU was not running (__irq_cpu_stalled): what was
+ * found is "late (CPU not running)" when the interrupt comes after all -
+ * counted apart, not announced, neither a good delivery nor a bad one -
+ * and lost as before when the CPU runs and it does not come. Counted from
+ * the mark alone, a CPU that finished one interrupt after the find and
+ * then stood still inside the line's handlers (lesson 5's loaded run: the
+ * polls meanwhile found the line busy) never showed a stall, and the find
+ * was judged unsure once it ran again. The looks are the polls (busy ones
+ * too), the tick's looks and the verdicts (expect.c, watch.c).
  *
  * Memory ordering, lock-free across CPUs:
  *   writer                 what                          reader
@@ -45,7 +55,12 @@
  * A reader that sees X's count moved sees every store X made before the
  * move; without the pairing a verdict could see the count of X's next
  * interrupt and not the unclaimed interrupt before it, and call a late
- * interrupt lost. The marks themselves are under the line's lock.
+ * interrupt lost. The marks themselves are under the line's lock (what a
+ * look saw, m->seen and m->seen_ns, too), but
+ * for the expect's own (exp->open_mark): written by expect_irq without
+ * the lock, before the seq_cst state RMW that publishes IRQ_EXP_EXPECTING,
+ * read under the lock by the token's driver after its expect_irq, or by a
+ * reader whose acquire load of the state saw this expect (expect.c).
  *
  * Layer 2, a service of the defences: may use layers 0-2 (docs/irq-layers.md).
  */
@@ -57,7 +72,8 @@
 
 unsigned int __irq_line_cpu(const struct irq_desc *desc)
 {
-	irq_cpumask_t mask = desc->affinity;
+	/* Relaxed: expect_irq asks without the lock; irq_set_affinity stores it whole (irqdesc.c). */
+	irq_cpumask_t mask = __atomic_load_n(&desc->affinity, __ATOMIC_RELAXED);
 	unsigned int cpu;
 
 	/* The lowest CPU of the mask: arch/x86's IOAPIC and MSI chips deliver there (irqchip.h). */
@@ -76,6 +92,8 @@ void __irq_cpu_mark(struct irq_desc *desc, struct irq_cpu_mark *m, uint64_t now)
 	m->progress = irq_port_cpu_progress(cpu);
 	/* The poll timer's expiry that runs this poll came stall_ns late (poll.c); read under the lock. */
 	m->late_poll = desc->def.poll_fired_late && (desc->status & IRQS_POLLING);
+	m->seen = m->progress;
+	m->seen_ns = now;
 }
 
 bool __irq_cpu_ran(const struct irq_cpu_mark *m)
@@ -90,15 +108,22 @@ bool __irq_cpu_ran(const struct irq_cpu_mark *m)
 	return irq_port_cpu_progress(m->cpu) - m->progress >= need;
 }
 
-bool __irq_cpu_stalled(const struct irq_cpu_mark *m, uint64_t now)
+bool __irq_cpu_stalled(struct irq_cpu_mark *m, uint64_t now)
 {
 	const struct irq_policy *p = irq_policy();
+	uint32_t count;
 
 	if (!p->stall_ran_irqs)
 		return false;
 	if (m->late_poll)
 		return true;
-	return irq_port_cpu_progress(m->cpu) == m->progress && now >= m->at_ns && now - m->at_ns >= p->stall_ns;
+	count = irq_port_cpu_progress(m->cpu);
+	if (count != m->seen) {  /* it moved since the last look: it stands still from here at most */
+		m->seen = count;
+		m->seen_ns = now;
+		return false;
+	}
+	return now >= m->seen_ns && now - m->seen_ns >= p->stall_ns;
 }
 
 uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m)
@@ -111,18 +136,19 @@ uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m)
  * (interrupt.h). The same evidence as the core's verdict on that time-out
  * (expect.c, __irq_expect_timeout_stalled), so that the driver's message
  * and the core's count agree: the line's handlers running for an
- * interrupt on another CPU that has not finished it; else the mark of the
- * first poll since the expect_irq, or of the verified token's safety poll
- * that waited for the CPU (stall_gate); no mark: no evidence, judged by
- * time as before. Takes the line's lock (the ordering: above).
+ * interrupt on another CPU that has not finished it; else the mark
+ * expect_irq took of the line's CPU as the expect opened (exp->open_mark,
+ * the earliest since the expect: there whether or not a poll ran since).
+ * Takes the line's lock. Ordering: the acquire load of the state that
+ * sees this expect's IRQ_EXP_EXPECTING sees its mark (expect.c,
+ * irq_expect_mark_open); the progress count as above.
  */
 bool irq_expect_cpu_ran(struct irq_expect *exp)
 {
-	const struct irq_cpu_mark *since = NULL;
 	struct irq_desc *desc;
 	unsigned long flags;
 	uint32_t st;
-	bool ran = true;
+	bool ran;
 
 	if (!exp || !irq_policy()->stall_ran_irqs)
 		return true;
@@ -131,16 +157,11 @@ bool irq_expect_cpu_ran(struct irq_expect *exp)
 	if (!(st & IRQ_EXP_LIVE) || !(st & IRQ_EXP_EXPECTING) || !desc)
 		return true;
 	flags = irq_port_lock_irqsave(&desc->lock);
-	st = __atomic_load_n(&exp->state, __ATOMIC_ACQUIRE);
 	if ((desc->status & IRQS_INPROGRESS) && !__atomic_load_n(&desc->run_is_poll, __ATOMIC_RELAXED) &&
 	    __atomic_load_n(&desc->run_clock_cpu, __ATOMIC_RELAXED) != irq_port_cpu_id() + 1)
 		ran = false;
-	else if (st & IRQ_EXP_FIRST_POLL)
-		since = &exp->first_poll_mark;
-	else if (exp->gate.at_ns && exp->gate_started_ns == irq_load_u64(&exp->started_ns))
-		since = &exp->gate;
-	if (since)
-		ran = __irq_cpu_ran(since);
+	else
+		ran = __irq_cpu_ran(&exp->open_mark);
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	return ran;
 }

@@ -15,7 +15,8 @@
 /*
  * __irq_line_cpu - the CPU line @desc's interrupts go to: the lowest CPU of
  * its affinity mask, CPU 0 while none was set (arch/x86's chips deliver
- * to the first CPU of the mask; irqchip.h). Lock held.
+ * to the first CPU of the mask; irqchip.h). Any context (the mask read
+ * relaxed: expect_irq asks without the lock).
  */
 unsigned int __irq_line_cpu(const struct irq_desc *desc);
 
@@ -31,11 +32,13 @@ void __irq_cpu_mark(struct irq_desc *desc, struct irq_cpu_mark *m, uint64_t now)
 bool __irq_cpu_ran(const struct irq_cpu_mark *m);
 
 /*
- * __irq_cpu_stalled - whether the CPU of @m was not running: it finished no
- * interrupt in stall_ns since @m, or @m was taken by a poll timer that
- * fired that late. Lock held.
+ * __irq_cpu_stalled - whether the CPU of @m was not running: looks at it
+ * since @m saw it finish no interrupt for stall_ns (from @m, or from the
+ * first look after its count last moved: each call is such a look and
+ * keeps what it saw in @m), or @m was taken by a poll timer that fired
+ * that late. Lock held.
  */
-bool __irq_cpu_stalled(const struct irq_cpu_mark *m, uint64_t now);
+bool __irq_cpu_stalled(struct irq_cpu_mark *m, uint64_t now);
 
 /* __irq_cpu_finished - how many interrupts the CPU of @m has finished since @m. Lock held. */
 uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m);

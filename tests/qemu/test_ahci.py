@@ -244,3 +244,28 @@ def test_piix3_ide_and_ahci_disks_are_both_found_on_q35(guest_factory, tmp_path)
 
 
 # -- the driver's own time-out while the line's CPU does not run ---------------------------------
+def test_a_time_out_while_the_line_cpu_does_not_run_is_late_not_lost(guest_factory, tmp_path):
+    """Two CPUs, the HBA's line on CPU 1, the token verified. `ata-cpustall:400` stops CPU 1 for
+    400 ms (interrupts off, for real) as each command opens its bracket: the completion's interrupt
+    waits, the verified token's safety poll waits for CPU 1 (stall_gate), and the driver's own
+    250 ms wait ends first. It completes the command itself and must say "late" (its CPU did not
+    run), count it as late=, never "lost interrupt" (irq_expect_cpu_ran). -icount: the stop and
+    the wait are both guest time."""
+    path, _ = random_disk(tmp_path)
+    g = boot(guest_factory, ["-smp", "2"] + attach(path, "hda"), icount=ICOUNT_SHIFT)
+    _, line, _ = ahci_state(g)
+    assert "CPUs 0x2" in g.command(f"affinity {line} 1")
+    assert kernel_crc(g, "blk crc sda 0 8192") == diskimg.crc_of(path)   # verifies the token
+    _, _, before = ahci_state(g)
+    start = len(g.lines())
+    assert "INJECTED" in g.command("inject ata-cpustall:400")
+    assert kernel_crc(g, "blk crc sda 100 16") == diskimg.crc_of(path, 100 * SECTOR, 16 * SECTOR)
+    assert "CPU 1 stopped 1 times (0 did not start" in g.command("inject off ata-cpustall")
+    _, _, stats = ahci_state(g)
+    log = "\n".join(g.lines(start))
+    assert stats["late"] - before["late"] == 1, (before, stats)
+    assert stats["lost"] == before["lost"] and stats["timeouts"] == 0, (before, stats)
+    assert re.search(rf"ahci0: sda: .*\(line {line}\) late: its CPU did not run in 250 ms .*; the driver "
+                     r"completed ", log), log
+    assert "lost interrupt" not in log and "expected interrupt lost" not in log, log
+    g.kill()

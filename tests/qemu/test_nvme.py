@@ -318,3 +318,40 @@ def q1_stats(g):
     line, lost, late, timeouts = map(int, m.groups())
     return dict(line=line, lost=lost, late=late, timeouts=timeouts)
 
+
+def test_a_time_out_while_the_line_cpu_does_not_run_is_late_not_lost(guest_factory, tmp_path):
+    """Two CPUs, the shell's I/O queue (nvme0q1) with its vector on CPU 1, its token verified by a
+    read. `nvme-cpustall:400` stops CPU 1 for 400 ms (interrupts off, for real) as each command's
+    expect opens: the completion's interrupt waits in CPU 1's local APIC, the verified token's
+    safety poll waits for CPU 1, and the driver's own look after NVME_IRQ_WAIT_MS (100 ms) finds
+    the completion first. It must say "late: its CPU did not run", count it as late=, never "lost
+    interrupt" (irq_expect_cpu_ran). -icount: the stop and the wait are both guest time."""
+    path = str(tmp_path / "nvme.img")
+    diskimg.make_random_image(path, DISK_BYTES, seed=43)
+    g = boot(guest_factory, "q35", path, extra=["-smp", "2"], icount=ICOUNT_SHIFT)
+    line = q1_stats(g)["line"]
+    assert "CPUs 0x2" in g.command(f"affinity {line} 1")
+    with open(path, "rb") as f:
+        data = f.read()
+    import zlib
+    # Interrupt-delivered completions verify the queue's token (expect_verify_goal: 32 or 256).
+    for _ in range(10):
+        assert kernel_crc(g, "nvme0n1", 0, DISK_BLOCKS) == zlib.crc32(data)
+        irqs = g.command("irqs")
+        if re.search(r"nvme0q1\b.*\bverified", irqs):
+            break
+    else:
+        raise AssertionError(irqs)
+    before = q1_stats(g)
+    start = len(g.lines())
+    assert "INJECTED" in g.command("inject nvme-cpustall:400")
+    assert kernel_crc(g, "nvme0n1", 100, 16) == zlib.crc32(data[100 * SECTOR:116 * SECTOR])
+    assert "CPU 1 stopped 1 times (0 did not start" in g.command("inject off nvme-cpustall")
+    stats = q1_stats(g)
+    log = "\n".join(g.lines(start))
+    assert stats["late"] - before["late"] == 1, (before, stats, log)
+    assert stats["lost"] == before["lost"] and stats["timeouts"] == before["timeouts"], (before, stats)
+    assert re.search(rf"nvme0: I/O queue 1 line {line} \(\S+ vector \d+\) late: its CPU did not run in \d+ ms .*"
+                     r"the driver took command 0x[0-9a-f]{4} by polling", log), log
+    assert "lost interrupt" not in log and "expected interrupt lost" not in log, log
+    g.kill()

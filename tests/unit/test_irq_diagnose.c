@@ -111,6 +111,8 @@ static void the_health_report_prints_the_reason_of_a_line_on_polling(void **stat
 	exp = init_irq_expect(LINE, &dev);
 	assert_non_null(exp);
 	expect_irq(exp);
+	/* The driver's wait: its CPU (the line's) took its tick meanwhile, so the time-out is lost, not late (stall.c). */
+	irq_host_cpu_progress_add(irq_port_cpu_id());
 	unexpect_irq(exp, true);     /* the driver gave up waiting: the line goes on polling */
 	calls = 0;
 	assert_int_equal(irq_health_report(), 1);
