@@ -15,6 +15,9 @@
  * Layer 4, a report: may use layers 0-3 (docs/irq-layers.md).
  */
 #include "core.h"
+#include "expect_state.h"
+#include "stall.h"
+#include "watch.h"
 
 /* The line's causes now, and the start and polled count of its oldest episode. Lock held. */
 static unsigned int __irq_line_causes(const struct irq_desc *desc, uint64_t *since, uint64_t *polled)

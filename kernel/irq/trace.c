@@ -14,6 +14,7 @@
 #include "internals.h"
 #include "policy.h"
 #include "trace.h"
+#include "trace_filter.h"
 
 /* Longest driver event name, in characters. */
 #define IRQ_TRACE_TAG_MAX 23

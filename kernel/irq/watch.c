@@ -61,7 +61,10 @@
  *
  * Layer 3, a defence: may use layers 0-2 (docs/irq-layers.md).
  */
+#include "episode.h"
 #include "irq_sched.h"
+#include "stall.h"
+#include "watch.h"
 
 #if IRQ_WATCH
 /* Percent, for the period's ratio. */
