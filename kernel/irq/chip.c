@@ -25,8 +25,9 @@
  * calls handle.c's runs, and nothing of layer 1 but irqdesc.c and manage.c
  * (which set lines up) calls it back.
  */
-#include "core.h"
 #include "chip_ops.h"
+#include "core.h"
+#include "trace_filter.h"
 
 #define IRQ_ALWAYS_INLINE static inline __attribute__((always_inline))
 

@@ -13,6 +13,7 @@
  *
  * Layer 2, a service of the defences: may use layers 0-1 (docs/irq-layers.md).
  */
+#include "episode.h"
 #include "internals.h"
 #include "policy.h"
 #include "trace.h"

@@ -43,6 +43,9 @@
  *
  * Layer 3, a defence: may use layers 0-2 (docs/irq-layers.md).
  */
+#include "episode.h"
+#include "expect.h"
+#include "stall.h"
 #include "tick_set.h"
 
 #if IRQ_EXPECT

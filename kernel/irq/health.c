@@ -15,6 +15,9 @@
  * Layer 4, a report: may use layers 0-3 (docs/irq-layers.md).
  */
 #include "core.h"
+#include "expect_state.h"
+#include "stall.h"
+#include "watch.h"
 
 /*
  * Sized to the build: an action's health comes only from expecting and

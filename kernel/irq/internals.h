@@ -3,20 +3,27 @@
  * include it (host unit tests of kernel/irq excepted). Drivers use
  * <irq/interrupt.h>, controllers <irq/irqchip.h>, the shell <irq/stats.h>.
  *
- * The line descriptor, the status flags, and the functions the parts of the
- * core use to talk to each other:
- *   irqdesc.c  descriptor table, chip/flow/trigger setup, action pool
- *   manage.c   driver API: request/free/enable/disable/synchronize
- *   chip.c     flow handlers (edge, level, fasteoi) and chip-call helpers
- *   handle.c   running the handlers, replay, polls, generic_handle_irq
- *   spurious.c note_interrupt: accounting, the design essay of the three
- *              defences, and the flood (spurious interrupt) defence
- *   expect.c   IRQ expecting (expect tokens)
- *   watch.c    IRQ watching
- *   poll.c     the per-line poll timer: when to poll, irqfixup, irqpoll
- *   policy.c   the profiles' tunables and the boot switches
- *   health.c   announcements, reminders, the "IRQ health" summary
- *   stats.c    statistics for the shell
+ * The shared private header below every file of kernel/irq: the line
+ * descriptor (struct irq_desc, with each defence's per-line state under its
+ * switch and the accessors that answer for a left-out part), the status
+ * flags, the per-CPU counters' types, the ordering helpers (64-bit loads and
+ * stores, the action list's links), the poll-time generation every layer
+ * bumps, and the time and message helpers. What each part of kernel/irq
+ * gives the others is in that part's own private header, included only by
+ * the files that use it (issue 32, docs/irq-layers.md):
+ *   core.h          the dispatch core (irqdesc.c, chip.c, handle.c) and
+ *                   note_interrupt(), the one call up by name
+ *   chip_ops.h      the chip calls inlined into the flows and the runs
+ *   irq_sched.h     the poll scheduler (poll.c) and the defence table
+ *   tick_set.h      the tick's set of lines (tick_look.c)
+ *   episode.h       the episodes (episode.c)
+ *   stall.h         the stall marks (stall.c)
+ *   expect_state.h  an expect token's state bits
+ *   trace_filter.h  the trace's filter (trace_ring.c's state, set by trace.c)
+ *   expect.h        expecting (expect.c)
+ *   watch.h         watching (watch.c)
+ *   flood.h         the flood defence (flood.c) and the line off it shares
+ *   storm.h         the claimed-storm defence (storm.c)
  *
  * Locking: each line has one lock, desc->lock, taken with interrupts
  * disabled. It protects every field of the descriptor and the action list.
@@ -26,8 +33,7 @@
  * set it "owns the run" until it clears it.
  *
  * Layer 0, the base's private header: may use layer 0 only; what needs a
- * layer above is in core.h (layer 1) and irq_sched.h (layer 2)
- * (docs/irq-layers.md).
+ * layer above is in the headers above (docs/irq-layers.md).
  */
 #ifndef IRQ_INTERNALS_H
 #define IRQ_INTERNALS_H
@@ -272,11 +278,11 @@ struct irq_defence_line {
 	int8_t poll_pending;           /* YES if either sample said so, NO if both did, else UNKNOWN */
 	bool poll_pending_sampled;     /* poll_pending_before was just asked by irq_poll_line */
 #if IRQ_FLOOD || IRQ_STORM
-	/* ---- the flood defence and the claimed-storm defence (spurious.c) ---- */
+	/* ---- the flood defence and the claimed-storm defence (flood.c, storm.c; spurious.c counts) ---- */
 	bool flood_off;                /* disabled at the chip for flooding; polled instead */
 	bool flood_testing;            /* re-enabled to test; the next judged segment decides */
 	/*
-	 * Storms of claimed interrupts (spurious.c): the line is off (flood_off,
+	 * Storms of claimed interrupts (storm.c): the line is off (flood_off,
 	 * flood_testing, the back-off) because its handlers claimed too many,
 	 * not because nobody claimed them.
 	 */
@@ -299,11 +305,11 @@ struct irq_defence_line {
 	uint32_t storm_win_claimed;    /* of them, claimed (for the report) */
 #endif
 #if IRQ_STORM
-	/* ---- the claimed-storm defence (spurious.c) ---- */
+	/* ---- the claimed-storm defence (storm.c) ---- */
 	uint64_t storm_slowed_ns;      /* when a driver's storm callback last slowed its device (0: never); owner of the run */
 	uint32_t claimed_storms;       /* claimed-storm episodes since boot; failed tests apart */
 	/*
-	 * The CPU-time test of claimed storms (spurious.c, storm_cpu_pct):
+	 * The CPU-time test of claimed storms (storm.c, storm_cpu_pct):
 	 * irq_storm_timed_flow stands in for the line's flow while a window's
 	 * runs are timed. storm_cpu_state and the fields the stand-in writes
 	 * are atomics (it runs after the run's owner let go of the line).
@@ -418,7 +424,7 @@ struct irq_desc {
 	 * the line's actions run through irq_poll_line(). Arm and cancel it
 	 * with irq_poll_schedule()/irq_poll_cancel(); the core never arms it. */
 	struct irq_port_timer poll_timer;
-	/* The defences' state (spurious.c, expect.c, watch.c, poll.c, health.c). */
+	/* The defences' state (spurious.c, flood.c, storm.c, expect.c, watch.c, poll.c, health.c). */
 	struct irq_defence_line def;
 };
 
@@ -544,44 +550,6 @@ static inline uint64_t irq_report_next(uint64_t count)
 	return count ? 2 * count : 1;
 }
 
-/* ---- irqdesc.c ---------------------------------------------------------- */
-
-/* irq_flow_fits_chip - whether @chip has the operations @flow calls. */
-bool irq_flow_fits_chip(const struct irq_chip *chip, irq_flow_handler_t flow);
-
-/* irq_action_alloc - a zeroed action from the pool, or NULL. CONTEXT: no desc lock held. */
-struct irqaction *irq_action_alloc(void);
-
-/* irq_action_release - give a pooled action back. CONTEXT: no desc lock held. */
-void irq_action_release(struct irqaction *action);
-
-/*
- * __irq_set_type - program trigger @type at the chip (even if it is the type
- * recorded already) and record it. A chip without set_type accepts only the
- * type it has. RETURNS 0 or the chip's negative error (-EINVAL when the
- * chip cannot change the type). Logs nothing; the caller knows who asked.
- */
-int __irq_set_type(struct irq_desc *desc, unsigned int type);
-
-/* ---- chip.c ------------------------------------------------------------- */
-
-/* Chip calls that keep IRQS_MASKED true to the hardware. Lock held. */
-void __irq_mask(struct irq_desc *desc);
-void __irq_unmask(struct irq_desc *desc);
-void __irq_ack(struct irq_desc *desc);
-void __irq_mask_ack(struct irq_desc *desc);
-void __irq_eoi(struct irq_desc *desc);
-
-/*
- * irq_trace_run_flow - generic_handle_irq's path when tracing is on
- * (trace.h): irq_entry, the traced copy of @flow, irq_exit. CONTEXT:
- * interrupt context, as a flow handler.
- */
-void irq_trace_run_flow(struct irq_desc *desc, irq_flow_handler_t flow);
-
-/* irq_trace_line_selected - whether the trace's filter lets line @irq through (trace.c). */
-bool irq_trace_line_selected(unsigned int irq);
-
 /* What irq_chip::irq_pending said (desc->def.poll_pending_*). */
 enum irq_pending_answer {
 	IRQ_PENDING_UNKNOWN = -1,  /* no such operation, or the chip could not tell */
@@ -590,188 +558,21 @@ enum irq_pending_answer {
 };
 
 /*
+ * __irq_poll_pending_counts - whether what a poll of the line finds now may
+ * be judged by the line's pending interrupt (desc->def.poll_pending YES,
+ * one action on the line). Run owner or lock held.
+ */
+static inline bool __irq_poll_pending_counts(const struct irq_desc *desc, int8_t answer)
+{
+	/* On a shared line the pending request may be another device's: no verdict from it. */
+	return answer == IRQ_PENDING_YES && desc->nr_actions == 1;
+}
+
+/*
  * __irq_chip_pending (chip_ops.h, inline) asks the chip whether the line's
  * interrupt is on its way (irq_chip::irq_pending; its contract in
  * irqchip.h): an enum irq_pending_answer. CONTEXT: the owner of a poll's run.
  */
-
-/* ---- handle.c ----------------------------------------------------------- */
-
-/*
- * __handle_irq_event - run the line's actions once: set IRQS_INPROGRESS,
- * drop the lock (restoring *@flags), call every action, call
- * note_interrupt(), retake the lock (updating *@flags), clear
- * IRQS_INPROGRESS. An interrupt run (not IRQS_POLLING) consumes
- * IRQS_PENDING. CONTEXT: lock held, IRQS_INPROGRESS clear, interrupts
- * disabled. RETURNS IRQ_HANDLED when any action claimed it.
- */
-irqreturn_t __handle_irq_event(struct irq_desc *desc, unsigned long *flags);
-/* The same with trace events (the copy traced interrupts and polls run, trace.h). */
-irqreturn_t __handle_irq_event_traced(struct irq_desc *desc, unsigned long *flags);
-
-/*
- * __irq_finish_pending - after a run of the handlers: deal with interrupts
- * that came meanwhile (IRQS_PENDING). An edge is replayed by running the
- * handlers again (at most IRQ_EDGE_REPLAY_LIMIT times, then the resend
- * timer takes over); for a level line the pending mark is dropped, because
- * the line stays asserted and unmasking re-delivers it. Finally unmasks the
- * line if it was masked and is enabled. A disabled line keeps its pending
- * edge for enable_irq. CONTEXT: lock held, IRQS_INPROGRESS clear.
- */
-void __irq_finish_pending(struct irq_desc *desc, unsigned long *flags);
-void __irq_finish_pending_traced(struct irq_desc *desc, unsigned long *flags);
-
-/*
- * __irq_enable_line - the line's depth just reached 0 (enable_irq, or the
- * first request): clear IRQS_DISABLED, unmask, and schedule the replay of
- * an edge that came while it was off. CONTEXT: lock held, line has actions.
- */
-void __irq_enable_line(struct irq_desc *desc);
-
-/* __irq_schedule_resend - replay the pending edge soon, from timer context. Lock held. */
-void __irq_schedule_resend(struct irq_desc *desc);
-
-/*
- * __irq_account_no_action - an interrupt found no action: count it as
- * unhandled and spurious and warn (rate-limited). The caller has masked
- * the line. CONTEXT: lock held, IRQS_INPROGRESS clear.
- */
-void __irq_account_no_action(struct irq_desc *desc);
-
-/*
- * irq_poll_line - run the actions of @desc exactly as an interrupt would
- * (same exclusion, same accounting through note_interrupt, with
- * IRQS_POLLING set); the chip is only asked irq_pending. An interrupt that
- * arrives during the poll is held pending and replayed right after it.
- * CONTEXT: interrupt or timer context (interrupts disabled), lock not held.
- * RETURNS IRQ_HANDLED or IRQ_NONE when the actions ran; -EBUSY when the
- * handlers were already running (the poll is skipped); -ENOENT when the
- * line has no action; -EAGAIN when it is disabled; -EINPROGRESS when the
- * chip says the line's interrupt is pending (irq_chip::irq_pending) and the
- * poll left the work to it, running no handler (once per delivery).
- */
-int irq_poll_line(struct irq_desc *desc);
-
-/* irq_poll_line_traced - irq_poll_line between poll_start (@why: IRQ_TRACE_WHY_*) and poll_end events. */
-int irq_poll_line_traced(struct irq_desc *desc, unsigned int why);
-
-/*
- * irq_poll_line_at - irq_poll_line_traced by a caller that has just read
- * the clock (@now_ns, nonzero): the run's clock (__irq_run_now) starts from
- * that reading instead of none, so the run's handlers read no clock for
- * what needs the time of the poll (unexpect_irq of a completion it found).
- * With @locked (not NULL) the caller holds the line's lock, its
- * irq_port_lock_irqsave flags in *@locked, and holds it again on return
- * (the run in between lets go of it as any run does): for the poll timer,
- * whose bookkeeping before and after the poll needs the lock anyway, one
- * lock round per poll instead of three.
- */
-int irq_poll_line_at(struct irq_desc *desc, unsigned int why, uint64_t now_ns, unsigned long *locked);
-
-/*
- * __irq_run_now - the time, for the owner of the line's current run the
- * run's clock: read once and shared by unexpect_irq, expect_irq and
- * note_interrupt of that run, so an interrupt that completes one command
- * and starts the next reads the clock once, not three times. It is at most the run's length old (the
- * run's handlers, with interrupts off); callers that need the time of
- * this instant (expect_irq's start) use __irq_run_now_fresh.
- *
- * Ownership without the lock: run_clock_cpu is this CPU's number + 1 only
- * while this CPU owns the run (set under the lock with IRQS_INPROGRESS,
- * cleared by the owner before it lets go), so another CPU never takes it
- * for its own: it sees 0 or the owner's number, never its own stale one,
- * since it cleared that itself after its last run. A nested interrupt on
- * the owner's CPU (ports with priority nesting) may read the clock of the
- * run it interrupted, earlier than now by at most that run's length.
- * CONTEXT: any.
- */
-static inline bool __irq_run_clock_mine(const struct irq_desc *desc)
-{
-	return __atomic_load_n(&desc->run_clock_cpu, __ATOMIC_RELAXED) == irq_port_cpu_id() + 1;
-}
-
-static inline uint64_t __irq_run_now(struct irq_desc *desc)
-{
-	uint64_t now;
-
-	if (!__irq_run_clock_mine(desc))
-		return irq_port_now_ns();
-	if (desc->run_clock_ns)
-		return desc->run_clock_ns;
-	now = irq_port_now_ns();
-	desc->run_clock_ns = now;
-	return now;
-}
-
-/*
- * __irq_run_clock_owner - __irq_run_now for a caller that owns the run by
- * contract (note_interrupt, the end of the run in handle.c): no ownership
- * test. CONTEXT: the owner of the run.
- */
-static inline uint64_t __irq_run_clock_owner(struct irq_desc *desc)
-{
-	if (!desc->run_clock_ns)
-		desc->run_clock_ns = irq_port_now_ns();
-	return desc->run_clock_ns;
-}
-
-/* __irq_run_now_fresh - a new reading, kept as the run's clock when this CPU owns the run. CONTEXT: any. */
-static inline uint64_t __irq_run_now_fresh(struct irq_desc *desc)
-{
-	uint64_t now = irq_port_now_ns();
-
-	if (__irq_run_clock_mine(desc))
-		desc->run_clock_ns = now;
-	return now;
-}
-
-/* irq_poll_schedule - arm the line's poll timer to poll it at @at_ns. CONTEXT: any. */
-void irq_poll_schedule(struct irq_desc *desc, uint64_t at_ns);
-
-/* irq_poll_cancel - stop the poll timer. CONTEXT: any. RETURNS whether it was pending. */
-bool irq_poll_cancel(struct irq_desc *desc);
-
-/*
- * irq_wait_idle - wait, spinning with the lock dropped, until the line's
- * handlers do not run (IRQS_INPROGRESS clear). Panics after
- * IRQ_SYNC_TIMEOUT_NS, naming @caller. CONTEXT: thread context, lock not held.
- */
-void irq_wait_idle(struct irq_desc *desc, const char *caller);
-
-/*
- * irq_desc_timers_init - set up the line's resend timer and its poll timer,
- * which calls @poll_fn (the scheduler's, core.h's hooks). irq_core_init.
- */
-void irq_desc_timers_init(struct irq_desc *desc, void (*poll_fn)(void *desc));
-
-/* ---- spurious.c ---------------------------------------------------------- */
-
-/*
- * note_interrupt - called after every run of a line's handlers with their
- * combined result (IRQ_HANDLED if any action returned it): interrupts,
- * replays and polls (desc->run_is_poll) alike. Does the line's accounting;
- * the defences of issue 4 plug in here.
- * CONTEXT: the owner of the run: IRQS_INPROGRESS set by the caller, the
- * lock NOT held (take it to change the line's state), interrupts disabled.
- */
-void note_interrupt(struct irq_desc *desc, irqreturn_t ret);
-
-/* Expect token state bits (struct irq_expect::state, changed atomically). */
-#define IRQ_EXP_LIVE       0x0001u  /* bound to an action; cleared when it dies at free_irq */
-#define IRQ_EXP_EXPECTING  0x0002u  /* between expect_irq and unexpect_irq */
-#define IRQ_EXP_VERIFIED   0x0004u  /* deliveries by interrupt proved reliable: slow polling */
-#define IRQ_EXP_QUICK      0x0008u  /* tejun2010 quick mode: poll at poll_quick_ns */
-#define IRQ_EXP_USED       0x0010u  /* expected since the last poll (keeps the slow timer alive) */
-#define IRQ_EXP_DISTRUSTED 0x0020u  /* lost interrupts seen and not verified since: reported */
-#define IRQ_EXP_FIRST_POLL 0x0040u  /* the first poll of this expect has run */
-#define IRQ_EXP_CLAIM      0x0080u  /* a completion found by polling awaits its verdict (late or lost) */
-
-/* Watch state bits (struct irq_watch::flags, under the line's lock). */
-#define IRQ_WAT_WATCHING 0x0001u  /* polled (slowly) to check delivery */
-#define IRQ_WAT_POLLED   0x0002u  /* a poll found work the interrupt should have delivered */
-#define IRQ_WAT_WARY     0x0004u  /* a middling period: the longer wary period applies */
-#define IRQ_WAT_BAD      0x0008u  /* a bad period: watched (and polled) for good */
-#define IRQ_WAT_KEEP     0x0010u  /* watch_irq_keep: a period that would end watching starts the next */
 
 /* Health causes are the IRQ_HEALTH_* bits of <irq/stats.h>. */
 
@@ -797,11 +598,6 @@ static inline bool irq_poll_word_fires_by(uint32_t word, uint64_t deadline_ns)
 
 	return (word & IRQ_POLL_WORD_ARMED) && (int32_t)(word - deadline) <= 0;
 }
-
-/* ---- trace_ring.c: the filter's state, set by trace.c, read by the recording ---- */
-extern uint32_t irq_trace_classes;               /* IRQ_TCLASS_* bits recorded */
-extern uint8_t irq_trace_line_sel[IRQ_NR_LINES]; /* 1 = record this line's events */
-extern uint32_t irq_trace_bad_cpu;               /* events from a CPU number >= IRQ_NR_CPUS */
 
 /* ---- policy.c ------------------------------------------------------------ */
 
@@ -845,203 +641,7 @@ extern uint32_t irq_defences_unstarted_calls;
 /* irq_defences_core_init - defences stopped, token pool empty (from irq_core_init). */
 void irq_defences_core_init(void);
 
-/* ---- spurious.c: the flood defence ---------------------------------------- */
-
-/*
- * __irq_flood_poll_due - the poll timer fired on a line at @now: re-enable
- * a line that was off for flooding when its back-off is over, end a
- * passed re-enable test. Either is due when its time is at most @due_by:
- * the timer is armed early by its measured lateness (poll.c), and an
- * expiry that came early for a re-enable it did not take would be due
- * again at once, at the same instant, for as long as the lateness lasts.
- * Lock held.
- */
-void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now, uint64_t due_by);
-
-/* __irq_flood_deadline - when the flood defence wants the line polled (0: no need). Lock held. */
-uint64_t __irq_flood_deadline(const struct irq_desc *desc, uint64_t now);
-
-/* ---- expect.c ------------------------------------------------------------ */
-
-/*
- * __irq_poll_pending_counts - whether what a poll of the line finds now may
- * be judged by the line's pending interrupt (desc->def.poll_pending YES,
- * one action on the line). Run owner or lock held.
- */
-static inline bool __irq_poll_pending_counts(const struct irq_desc *desc, int8_t answer)
-{
-	/* On a shared line the pending request may be another device's: no verdict from it. */
-	return answer == IRQ_PENDING_YES && desc->nr_actions == 1;
-}
-
-#if IRQ_EXPECT
-/* __irq_expect_deadline - earliest poll the expect tokens of @action want (0: none). Lock held. */
-uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, uint64_t now);
-
-/*
- * __irq_expect_mark_polled - the poll timer polled the line from @poll_ns:
- * tokens expecting since before then had their first poll (strictly before: one that began at
- * that very instant is taken to have begun inside the poll) (those whose
- * expect_irq came during the poll, from the handler, had none). Lock held.
- */
-void __irq_expect_mark_polled(struct irqaction *action, uint64_t poll_ns);
-
-/* __irq_expect_any_verified - whether any token of the line's actions is verified. Lock held. */
-bool __irq_expect_any_verified(struct irq_desc *desc);
-
-/* __irq_expect_age - after rescheduling at a poll: tokens not expecting lose their "in use" mark. Lock held. */
-void __irq_expect_age(struct irq_desc *desc, struct irqaction *action);
-
-/*
- * __irq_expect_tick_look - the tick's look at the tokens of @action
- * (tick_look.c): sets *@keep if a verified token expected since the last
- * look or expects now (the line stays in the tick's set), ages the others
- * (__irq_expect_age), RETURNS whether a verified token has been expecting
- * for its safety delay or longer at @now. Lock held.
- */
-bool __irq_expect_tick_look(struct irq_desc *desc, struct irqaction *action, uint64_t now, bool *keep);
-
-/* __irq_expect_tick_keeps - whether a verified token of the line expects or expected since the last look. Lock held. */
-bool __irq_expect_tick_keeps(struct irq_desc *desc);
-
-/* irq_expect_pool_init - every pooled token free again (irq_core_init). */
-void irq_expect_pool_init(void);
-
-/*
- * __irq_expect_poll_done - a poll's run of the handlers is over and set
- * tokens to IRQ_EXP_CLAIM (desc->def.poll_claims_open): judge them late at
- * once if the line's interrupt was pending (desc->def.poll_pending), else
- * leave them to the delayed verdict. Lock held.
- */
-void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now);
-
-/* __irq_expect_kill_all - the action leaves (free_irq): its tokens die. Lock held. */
-void __irq_expect_kill_all(struct irq_desc *desc, struct irqaction *action);
-#else
-/* Expecting left out (IRQ_EXPECT 0): no action has tokens (expect.c). */
-static inline uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, uint64_t now)
-{
-	(void)desc;
-	(void)action;
-	(void)now;
-	return 0;
-}
-static inline void __irq_expect_mark_polled(struct irqaction *action, uint64_t poll_ns)
-{
-	(void)action;
-	(void)poll_ns;
-}
-static inline bool __irq_expect_any_verified(struct irq_desc *desc)
-{
-	(void)desc;
-	return false;
-}
-static inline void __irq_expect_age(struct irq_desc *desc, struct irqaction *action)
-{
-	(void)desc;
-	(void)action;
-}
-static inline void irq_expect_pool_init(void)
-{
-}
-static inline void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now)
-{
-	(void)desc;
-	(void)now;
-}
-static inline void __irq_expect_kill_all(struct irq_desc *desc, struct irqaction *action)
-{
-	(void)desc;
-	(void)action;
-}
-#endif /* IRQ_EXPECT */
-
-/* ---- watch.c ------------------------------------------------------------- */
-
-#if IRQ_WATCH
-
-/*
- * __irq_watch_update - a poll of a line with watched actions ran: count the
- * actions' deliveries since the last look, judge finished periods. Called
- * by note_interrupt (the run's owner, so the counters are stable) with the
- * lock held.
- */
-void __irq_watch_update(struct irq_desc *desc, uint64_t now);
-
-/* __irq_watch_deadline - when watching @action wants the line polled (0: none). Lock held. */
-uint64_t __irq_watch_deadline(const struct irq_desc *desc, const struct irqaction *action, uint64_t now);
-
-/* __irq_watch_stop - the action leaves: stop watching it. Lock held. */
-void __irq_watch_stop(struct irq_desc *desc, struct irqaction *action);
-
-/*
- * __irq_watch_unclaimed - an interrupt of the line was claimed by no action
- * while watched actions have poll finds awaiting their verdict
- * (desc->def.watch_late_open): the interrupt was late, not lost; those
- * deliveries count as by interrupt. Called by note_interrupt with the lock
- * held (after stats.unhandled was counted).
- */
-void __irq_watch_unclaimed(struct irq_desc *desc, uint64_t now);
-#else
-/* Watching left out (IRQ_WATCH 0): no action is ever watched (watch.c). */
-static inline void __irq_watch_update(struct irq_desc *desc, uint64_t now)
-{
-	(void)desc;
-	(void)now;
-}
-static inline uint64_t __irq_watch_deadline(const struct irq_desc *desc, const struct irqaction *action, uint64_t now)
-{
-	(void)desc;
-	(void)action;
-	(void)now;
-	return 0;
-}
-static inline void __irq_watch_stop(struct irq_desc *desc, struct irqaction *action)
-{
-	(void)desc;
-	(void)action;
-}
-static inline void __irq_watch_unclaimed(struct irq_desc *desc, uint64_t now)
-{
-	(void)desc;
-	(void)now;
-}
-#endif /* IRQ_WATCH */
-
-/* ---- stall.c: evidence that a CPU ran ------------------------------------ */
-
-/*
- * __irq_line_cpu - the CPU line @desc's interrupts go to: the lowest CPU of
- * its affinity mask, CPU 0 while none was set (arch/x86's chips deliver
- * to the first CPU of the mask; irqchip.h). Any context (the mask read
- * relaxed: expect_irq asks without the lock).
- */
-unsigned int __irq_line_cpu(const struct irq_desc *desc);
-
-/* __irq_cpu_mark - where the line's CPU stands at @now (a poll found work, a safety poll came due). Lock held. */
-void __irq_cpu_mark(struct irq_desc *desc, struct irq_cpu_mark *m, uint64_t now);
-
-/*
- * __irq_cpu_ran - whether the CPU of @m has run since @m enough for a lost
- * verdict: finished stall_ran_irqs interrupts (1 asked on it of a mark
- * taken on it; one more after a late poll). True in profiles without the
- * test. Lock held (the ordering: stall.c).
- */
-bool __irq_cpu_ran(const struct irq_cpu_mark *m);
-
-/*
- * __irq_cpu_stalled - whether the CPU of @m was not running: looks at it
- * since @m saw it finish no interrupt for stall_ns (from @m, or from the
- * first look after its count last moved: each call is such a look and
- * keeps what it saw in @m), or @m was taken by a poll timer that fired
- * that late. Lock held.
- */
-bool __irq_cpu_stalled(struct irq_cpu_mark *m, uint64_t now);
-
-/* __irq_cpu_finished - how many interrupts the CPU of @m has finished since @m. Lock held. */
-uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m);
-
-/* ---- poll.c -------------------------------------------------------------- */
+/* ---- the poll-time generation (poll.c's cache; every layer bumps it) ------ */
 
 /*
  * The line's poll-time generation. The poll timer remembers what it was
@@ -1057,13 +657,6 @@ uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m);
  * builds with IRQ_POLL_WANT_CHECK compute the time anyway and trap when
  * the two differ, so the unit tests prove no change was missed.
  */
-/* IRQ_POLL_COUNT - count one of the scheduler's host-only evidence counters (struct irq_defence_line). */
-#ifdef IRQ_POLL_WANT_CHECK
-#define IRQ_POLL_COUNT(field) ((field)++)
-#else
-#define IRQ_POLL_COUNT(field) ((void)0)
-#endif
-
 static inline void __irq_poll_want_moved(struct irq_desc *desc)
 {
 	__atomic_add_fetch(&desc->def.want_gen, 1, __ATOMIC_SEQ_CST);
@@ -1095,70 +688,6 @@ static inline void __irq_poll_want_change_end(struct irq_desc *desc)
 #endif
 }
 
-/* irq_poll_timer_expired - the line's poll timer fired (irq_sched_hooks' callback). CONTEXT: timer context. */
-void irq_poll_timer_expired(struct irq_desc *desc);
-
-/*
- * __irq_poll_reschedule - (re)arm the line's poll timer for the earliest
- * time any defence wants it polled, or cancel it when none does. Lock held.
- */
-void __irq_poll_reschedule(struct irq_desc *desc, uint64_t now);
-
-/* __irq_poll_gap - the gap of the next fast poll of a broken line (adaptive or fixed). Lock held. */
-uint64_t __irq_poll_gap(const struct irq_desc *desc, uint64_t base_ns);
-
-/*
- * irq_fixup_try_others - irqfixup: an interrupt of @desc was unclaimed;
- * poll every other line with shared actions. CONTEXT: the owner of @desc's
- * run (note_interrupt), no lock held. RETURNS whether some handler claimed work.
- */
-bool irq_fixup_try_others(struct irq_desc *desc);
-
-/* Hooks of manage.c (through irq_sched_hooks): an action joined / is leaving the line. Lock held. */
-void __irq_defences_action_added(struct irq_desc *desc, struct irqaction *action);
-void __irq_defences_action_removed(struct irq_desc *desc, struct irqaction *action);
-
-/* __irq_polls_allowed - whether a poll may run the handlers: enabled, or off only for flooding. Lock held. */
-static inline bool __irq_polls_allowed(const struct irq_desc *desc)
-{
-	return !(desc->status & IRQS_DISABLED) || (irq_line_flood_off(desc) && desc->depth == 0);
-}
-
-/* ---- episode.c (the episodes) and health.c ------------------------------ */
-
-/*
- * __irq_health_begin / __irq_health_end - an episode of running on polling
- * starts (announced at once, naming the line, the driver and @why) or ends
- * (recovery announced). @action is NULL for the line itself (storms).
- * Lock held.
- */
-void __irq_health_begin_say(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
-			    unsigned int cause, const char *why, uint64_t now);
-void __irq_health_end_say(struct irq_desc *desc, struct irqaction *action, struct irq_health_episode *ep,
-			  const char *how, uint64_t now);
-/* The sentences go through IRQ_TEXT: a terse build (IRQ_HEALTH_TEXT 0) has none of them. */
-#define __irq_health_begin(desc, action, ep, cause, why, now) \
-	__irq_health_begin_say(desc, action, ep, cause, IRQ_TEXT(why), now)
-#define __irq_health_end(desc, action, ep, how, now) __irq_health_end_say(desc, action, ep, IRQ_TEXT(how), now)
-
-/*
- * __irq_health_remind - from the poll timer: remind of the line's episodes
- * at the policy's low rate, and end a misroute episode whose evidence is
- * older than health_misroute_window_ns. Lock held.
- */
-void __irq_health_remind(struct irq_desc *desc, uint64_t now);
-
-/*
- * __irq_health_fixup_claim - irqfixup: this line's handlers claimed an
- * unclaimed interrupt of line @from_irq. Counts it, starts (announces) the
- * misroute episode or extends it, reschedules the poll timer for its end.
- * Lock of @desc held.
- */
-void __irq_health_fixup_claim(struct irq_desc *desc, unsigned int from_irq, uint64_t now);
-
-/* __irq_health_deadline - when health reporting wants the line looked at (a misroute's end; 0: never). Lock held. */
-uint64_t __irq_health_deadline(const struct irq_desc *desc);
-
 /* irq_log_ms - @ns as milliseconds for messages (whole ms, rounded down). */
 static inline unsigned long long irq_log_ms(uint64_t ns)
 {
@@ -1176,9 +705,6 @@ static inline struct irqaction *__irq_action_find(struct irq_desc *desc, void *d
 			return a;
 	return NULL;
 }
-
-/* irq_storm_flow_of - @flow, or the flow it stands in for while the line's runs are timed (spurious.c). */
-irq_flow_handler_t irq_storm_flow_of(const struct irq_desc *desc, irq_flow_handler_t flow);
 
 /* ---- stats.c ------------------------------------------------------------- */
 

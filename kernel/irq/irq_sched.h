@@ -25,8 +25,9 @@ void irq_poll_timer_fn(void *desc);
  * struct irq_defence - one defence as the poll scheduler (poll.c) sees it:
  * what it is asked and told about a line, without the scheduler knowing
  * which defence it is. Each defence of layer 3 defines its own, const
- * (read-only data, nothing per line): irq_defence_flood (spurious.c: the
- * flood and claimed-storm defence), irq_defence_expect (expect.c),
+ * (read-only data, nothing per line): irq_defence_flood (flood.c: the
+ * line off interrupts that the flood and the claimed-storm defence share),
+ * irq_defence_expect (expect.c),
  * irq_defence_watch (watch.c). The assembly (policy.c) puts the ones the
  * build has (the switches of irq_config.h) in a NULL-terminated table, in
  * the order they are called, and gives it to the scheduler
@@ -101,5 +102,38 @@ static inline void __irq_tick_reset(const struct irq_tick_hooks *hooks)
 	(void)hooks;
 }
 #endif
+
+/* ---- poll.c: what the scheduler gives the defences, the core's hooks and the assembly ---- */
+
+/* IRQ_POLL_COUNT - count one of the scheduler's host-only evidence counters (struct irq_defence_line). */
+#ifdef IRQ_POLL_WANT_CHECK
+#define IRQ_POLL_COUNT(field) ((field)++)
+#else
+#define IRQ_POLL_COUNT(field) ((void)0)
+#endif
+
+
+/* irq_poll_timer_expired - the line's poll timer fired (irq_sched_hooks' callback). CONTEXT: timer context. */
+void irq_poll_timer_expired(struct irq_desc *desc);
+
+/*
+ * __irq_poll_reschedule - (re)arm the line's poll timer for the earliest
+ * time any defence wants it polled, or cancel it when none does. Lock held.
+ */
+void __irq_poll_reschedule(struct irq_desc *desc, uint64_t now);
+
+/* __irq_poll_gap - the gap of the next fast poll of a broken line (adaptive or fixed). Lock held. */
+uint64_t __irq_poll_gap(const struct irq_desc *desc, uint64_t base_ns);
+
+/*
+ * irq_fixup_try_others - irqfixup: an interrupt of @desc was unclaimed;
+ * poll every other line with shared actions. CONTEXT: the owner of @desc's
+ * run (note_interrupt), no lock held. RETURNS whether some handler claimed work.
+ */
+bool irq_fixup_try_others(struct irq_desc *desc);
+
+/* Hooks of manage.c (through irq_sched_hooks): an action joined / is leaving the line. Lock held. */
+void __irq_defences_action_added(struct irq_desc *desc, struct irqaction *action);
+void __irq_defences_action_removed(struct irq_desc *desc, struct irqaction *action);
 
 #endif /* IRQ_SCHED_H */

@@ -12,6 +12,7 @@
  *
  * Layer 5, the assembly: may use every layer (docs/irq-layers.md).
  */
+#include "expect.h"
 #include "irq_codes.h"
 #include "irq_sched.h"
 

@@ -28,6 +28,7 @@
  *
  * Layer 2, the poll scheduler: may use layers 0-2 (docs/irq-layers.md).
  */
+#include "episode.h"
 #include "irq_sched.h"
 
 /*

@@ -64,8 +64,10 @@
  *
  * Layer 2, a service of the defences: may use layers 0-2 (docs/irq-layers.md).
  */
+#include "expect_state.h"
 #include "internals.h"
 #include "policy.h"
+#include "stall.h"
 #include "trace.h"
 
 unsigned int __irq_line_cpu(const struct irq_desc *desc)

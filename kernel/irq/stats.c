@@ -10,6 +10,7 @@
  * Layer 4, a report: may use layers 0-3 (docs/irq-layers.md).
  */
 #include "core.h"
+#include "storm.h"
 
 /* Names of the IRQS_* bits, in the order irq_status_string prints them. */
 static const struct {

@@ -14,6 +14,7 @@
 #include "internals.h"
 #include "policy.h"
 #include "trace.h"
+#include "trace_filter.h"
 
 #if IRQ_TRACE_BUILD
 

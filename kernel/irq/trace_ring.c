@@ -31,6 +31,7 @@
  */
 #include "internals.h"
 #include "trace_event.h"
+#include "trace_filter.h"
 
 /* Attempts to take a slot before the event is dropped (each failure is a nested event). */
 #define IRQ_TRACE_CAS_TRIES 16

@@ -61,7 +61,10 @@
  *
  * Layer 3, a defence: may use layers 0-2 (docs/irq-layers.md).
  */
+#include "episode.h"
 #include "irq_sched.h"
+#include "stall.h"
+#include "watch.h"
 
 #if IRQ_WATCH
 /* Percent, for the period's ratio. */
@@ -192,7 +195,7 @@ static void __irq_watch_count(struct irq_desc *desc, struct irqaction *action, c
 
 	w->seen_handled = action->handled;
 	w->seen_polled = action->polled_handled;
-	if (desc->def.flood_off || desc->def.flood_testing) {
+	if (irq_line_flood_off(desc) || irq_line_flood_testing(desc)) {
 		w->started_ns = now;  /* no verdict while the flood defence polls the line */
 		__irq_watch_late_drop(desc, w);
 		return;

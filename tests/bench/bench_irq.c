@@ -21,7 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <irq/episode.h>
+#include <irq/expect.h>
+#include <irq/flood.h>
+#include <irq/stall.h>
+#include <irq/storm.h>
 #include <irq/tick_set.h>
+#include <irq/watch.h>
 #include <irq_port_host.h>
 
 /* Interrupts run before measuring: caches, branch history, lazy binding. */

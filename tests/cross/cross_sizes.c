@@ -6,7 +6,13 @@
  * cross_nr_lines has IRQ_NR_LINES bytes, so the report also knows how many
  * lines the build was configured for. See tests/cross/cross.mk.
  */
+#include <irq/episode.h>
+#include <irq/expect.h>
+#include <irq/flood.h>
+#include <irq/stall.h>
+#include <irq/storm.h>
 #include <irq/tick_set.h>
+#include <irq/watch.h>
 #include <time/timer_wheel.h>
 
 struct irq_desc cross_sizeof_irq_desc;        /* one interrupt line */

@@ -260,6 +260,7 @@ def strict_on(d, tmp_path):
 def test_one_call_back_up_added_to_kernel_irq_fails_strict(tmp_path):
     # The poll scheduler (layer 2) naming a defence (layer 3) again, as it did before the defence table.
     d = kernel_irq_copy(tmp_path, [("poll.c", "void irq_poll_timer_fn(void *arg)\n",
+                                    "void __irq_expect_kill_all(struct irq_desc *desc, struct irqaction *a);\n"
                                     "void __irq_layers_up(struct irq_desc *desc, struct irqaction *a);\n"
                                     "void __irq_layers_up(struct irq_desc *desc, struct irqaction *a)\n"
                                     "{\n\t__irq_expect_kill_all(desc, a);\n}\n\n"
@@ -268,6 +269,15 @@ def test_one_call_back_up_added_to_kernel_irq_fails_strict(tmp_path):
     assert p.returncode == 1, p.stdout + p.stderr
     assert "violation: poll.c (layer 2) -> expect.c (layer 3): __irq_layers_up -> __irq_expect_kill_all" in p.stdout
     assert "layers: FAIL (--strict): 1 uses run from a lower layer to a higher one" in p.stdout
+
+
+def test_a_defence_header_included_below_fails_strict(tmp_path):
+    # internals.h is split: each defence's declarations are in its own private header of layer 3
+    # (expect.h), so the scheduler (layer 2) including it again is an include up.
+    d = kernel_irq_copy(tmp_path, [("poll.c", '#include "irq_sched.h"\n', '#include "irq_sched.h"\n#include "expect.h"\n')])
+    p = strict_on(d, tmp_path)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert 'violation: poll.c (layer 2) -> expect.h (layer 3): #include "expect.h"' in p.stdout
 
 
 def test_one_include_circle_added_to_kernel_irq_fails_strict(tmp_path):

@@ -42,3 +42,23 @@ def test_a_starved_cpu_that_executed_millions_of_instructions_is_the_kernel_spin
 
 def test_halted_cpus_are_not_starved_whatever_the_host_did():
     assert not verdict({0: (1000, 1, 240, HALT), 1: (1000, 1, 240, HALT)})
+
+
+def verdict_with_others(per_cpu, run_ms, wait_ms):
+    """The same, with QEMU's other threads (main loop, thread pool) on a host CPU @run_ms and on the
+    run queue @wait_ms in the window."""
+    others = [(0, 0, 0), (250 * MS, run_ms * MS, wait_ms * MS)]
+    return stalls.host_starved(samples(per_cpu), 0, 250 * MS, name, 5000000, others)[0]
+
+
+def test_every_cpu_halted_while_the_device_threads_waited_on_the_run_queue_is_the_host():
+    # fresh15, load 10-12: both vCPUs halted the whole 250 ms, the disk's read came after the wait.
+    assert verdict_with_others({0: (17110, 1, 0, HALT), 1: (0, 0, 0, HALT)}, 20, 180)
+
+
+def test_every_cpu_halted_while_the_device_threads_ran_freely_is_not_the_host():
+    assert not verdict_with_others({0: (17110, 1, 0, HALT), 1: (0, 0, 0, HALT)}, 20, 10)
+
+
+def test_device_threads_waiting_do_not_excuse_a_cpu_that_had_work_and_ran():
+    assert not verdict_with_others({0: (17110, 1, 0, HALT), 1: (7000000, 200, 30, WORK)}, 20, 180)

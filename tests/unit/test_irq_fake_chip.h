@@ -13,8 +13,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <irq/episode.h>
+#include <irq/expect.h>
+#include <irq/flood.h>
 #include <irq/irq_codes.h>
+#include <irq/stall.h>
+#include <irq/storm.h>
 #include <irq/tick_set.h>
+#include <irq/watch.h>
 #include <irq_port_host.h>
 
 /*

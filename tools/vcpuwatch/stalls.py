@@ -14,7 +14,10 @@ import subprocess
 import sys
 
 
-def load(path):
+def load(path, others=None):
+    """RETURNS (samples [(t_ns, {vcpu: (insns, run_ns, wait_ns, pc)})], marks [(t_ns, vcpu, n)]);
+    with @others a list, appends to it per sample (t_ns, run_ns, wait_ns) of QEMU's other threads
+    (the main loop, the thread pool: the devices), summed since the plugin started."""
     samples, marks = [], []
     with open(path) as f:
         for line in f:
@@ -26,6 +29,11 @@ def load(path):
             elif p[0] == "S":
                 t, per = int(p[1]), {}
                 rest = p[2:]
+                if "O" in rest:
+                    o = rest.index("O")
+                    if others is not None:
+                        others.append((t, int(rest[o + 1]), int(rest[o + 2])))
+                    rest = rest[:o]
                 for i in range(0, len(rest) - 4, 5):
                     per[int(rest[i])] = (int(rest[i + 1]), int(rest[i + 2]), int(rest[i + 3]), int(rest[i + 4], 16))
                 samples.append((t, per))
@@ -100,7 +108,7 @@ def window(samples, times, a, b):
     return bisect.bisect_left(times, a), min(bisect.bisect_left(times, b), len(samples) - 1)
 
 
-def host_starved(samples, a, b, name, max_insns):
+def host_starved(samples, a, b, name, max_insns, others=None):
     """For a test: was a vCPU that had guest work (not halted in the guest most of [a, b]) on a host
     CPU for less than half of [a, b], while those starved vCPUs executed fewer than @max_insns
     guest instructions (a kernel that spins or loops in [a, b] on the starved CPU executes far
@@ -111,7 +119,7 @@ def host_starved(samples, a, b, name, max_insns):
     times = [t for t, _ in samples]
     i, j = window(samples, times, a, b)
     ms = (b - a) / 1e6
-    starved, lines, insns = False, [], 0
+    starved, lines, insns, all_halted = False, [], 0, False
     for c in sorted({c for _, per in samples[i:j + 1] for c in per}):
         d = delta(samples, i, j, c)
         if not d:
@@ -123,7 +131,19 @@ def host_starved(samples, a, b, name, max_insns):
             insns += d[0]
         lines.append(f"vCPU {c}: {d[0]:,} insns, on a host CPU {d[1]:.0f} ms, on the run queue {d[2]:.0f} ms, "
                      f"asleep in QEMU {max(ms - d[1] - d[2], 0):.0f} ms of {ms:.0f} ms{' (halted in the guest)' if halted else ''}")
-    return starved and insns < max_insns, lines
+        all_halted = halted if len(lines) == 1 else all_halted and halted
+    device = False
+    if others and lines:
+        k, m = bisect.bisect_left([t for t, _, _ in others], a), bisect.bisect_left([t for t, _, _ in others], b)
+        m = min(m, len(others) - 1)
+        if k < m:
+            run, wait = (others[m][1] - others[k][1]) / 1e6, (others[m][2] - others[k][2]) / 1e6
+            lines.append(f"QEMU's other threads (main loop, thread pool): on a host CPU {run:.0f} ms, "
+                         f"on the run queue {wait:.0f} ms")
+            # Every vCPU halted in the guest, waiting for the device: the device is these threads,
+            # and the host kept them waiting for half the time or more.
+            device = all_halted and wait >= ms / 2
+    return (starved and insns < max_insns) or device, lines
 
 
 def longest_still(samples, cpu, a, b, name):

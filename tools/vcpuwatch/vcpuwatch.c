@@ -10,15 +10,21 @@
  *   - a vCPU that executes nothing and neither runs nor waits was blocked
  *     inside QEMU (halted in the guest, or waiting on a QEMU lock);
  *   - a vCPU that executes millions of instructions in the stall was busy in
- *     the guest (a livelock or a spin shows up as the addresses it ran).
+ *     the guest (a livelock or a spin shows up as the addresses it ran);
+ *   - while every vCPU is halted in the guest, waiting for a device, the
+ *     device is QEMU's other threads (the main loop that raises its
+ *     interrupt, the thread pool that does its I/O): their time waiting on
+ *     the run queue says whether the host kept the device from completing.
  *
  *   qemu-system-i386 -accel tcg,thread=multi ... \
  *       -plugin build/host/vcpuwatch.so,out=FILE[,period=US][,mark=0xADDR[:0xADDR...]]
  *
  * FILE gets one line per sample,
- *   S T_NS  INSNS0 RUN0 WAIT0 PC0  INSNS1 RUN1 WAIT1 PC1 ...
+ *   S T_NS  0 INSNS0 RUN0 WAIT0 PC0  1 INSNS1 RUN1 WAIT1 PC1 ...  O RUN WAIT N
  * (T_NS: host CLOCK_MONOTONIC; RUN/WAIT: the schedstat ns, -1 before the
- * vCPU first ran) and, each time a block starting at the Nth mark executes,
+ * vCPU first ran; O: QEMU's other threads, the sampler's own left out, their
+ * ns on a CPU and waiting for one summed since the plugin started, over N
+ * threads seen) and, each time a block starting at the Nth mark executes,
  *   M T_NS VCPU N
  * (tools/vcpuwatch/stalls.py reads it). The counting is one callback per
  * executed block, so the guest runs slower under the plugin.
@@ -27,6 +33,7 @@
  * header documents it; only the few entry points used are declared here.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -66,6 +73,8 @@ enum {
 	VW_MIN_PERIOD_US = 100,      /* below this the sampler itself loads the host */
 	VW_INSN_BITS = 12,           /* a block has at most 512 instructions (TCG_MAX_INSNS) */
 	VW_MAX_MARKS = 4,            /* guest addresses whose execution is logged */
+	VW_MAX_OTHERS = 64,          /* QEMU's other threads followed (main loop, RCU, thread pool) */
+	VW_RESCAN_SAMPLES = 50,      /* /proc/self/task is read again every this many samples */
 };
 
 /*
@@ -153,14 +162,94 @@ static void read_schedstat(struct vcpu *v, long long *run, long long *wait)
 		*run = *wait = -1;
 }
 
+/*
+ * QEMU's threads that are not vCPUs (nor the sampler): followed by the
+ * sampler thread alone. Their schedstat figures are summed as deltas, so a
+ * thread that exits (the thread pool's idle workers do) leaves its time in
+ * the sums, which only grow.
+ */
+struct other {
+	int tid, fd;
+	long long run, wait;   /* the figures last read */
+};
+static struct other others[VW_MAX_OTHERS];
+static unsigned int nr_others, others_seen;
+static long long others_run, others_wait;
+static int sampler_tid;
+
+static bool is_vcpu(int tid)
+{
+	for (unsigned int i = 0; i < VW_MAX_VCPUS; i++)
+		if (__atomic_load_n(&vcpus[i].tid, __ATOMIC_ACQUIRE) == tid)
+			return true;
+	return false;
+}
+
+/* Follow the threads of /proc/self/task not followed yet (bounded by VW_MAX_OTHERS). */
+static void rescan_others(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) && nr_others < VW_MAX_OTHERS) {
+		char path[64];
+		int tid = atoi(e->d_name);
+		unsigned int k;
+
+		if (tid <= 0 || tid == sampler_tid || is_vcpu(tid))
+			continue;
+		for (k = 0; k < nr_others && others[k].tid != tid; k++)
+			;
+		if (k < nr_others)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+		others[nr_others] = (struct other){ .tid = tid, .fd = open(path, O_RDONLY), .run = -1, .wait = -1 };
+		if (others[nr_others].fd >= 0) {
+			nr_others++;
+			others_seen++;
+		}
+	}
+	closedir(d);
+}
+
+/* Add what each followed thread ran and waited since the last read; drop the ones gone. */
+static void read_others(void)
+{
+	for (unsigned int k = 0; k < nr_others;) {
+		char buf[128];
+		long long run, wait;
+		ssize_t n = pread(others[k].fd, buf, sizeof(buf) - 1, 0);
+
+		if (n > 0) {
+			buf[n] = 0;
+			if (sscanf(buf, "%lld %lld", &run, &wait) == 2) {
+				if (others[k].run >= 0) {
+					others_run += run - others[k].run;
+					others_wait += wait - others[k].wait;
+				}
+				others[k].run = run;
+				others[k].wait = wait;
+				k++;
+				continue;
+			}
+		}
+		close(others[k].fd);
+		others[k] = others[--nr_others];
+	}
+}
+
 static void *sample_loop(void *arg)
 {
 	struct timespec next;
+	unsigned int nsamples = 0;
 
 	(void)arg;
+	sampler_tid = (int)syscall(SYS_gettid);
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stopping) {
-		char line[64 + VW_MAX_VCPUS * 80];
+		char line[96 + VW_MAX_VCPUS * 80];
 		int len = snprintf(line, sizeof(line), "S %" PRIu64, now_ns());
 
 		for (unsigned int i = 0; i < VW_MAX_VCPUS; i++) {
@@ -173,6 +262,10 @@ static void *sample_loop(void *arg)
 					__atomic_load_n(&vcpus[i].insns, __ATOMIC_RELAXED), run, wait,
 					__atomic_load_n(&vcpus[i].pc, __ATOMIC_RELAXED));
 		}
+		if (nsamples++ % VW_RESCAN_SAMPLES == 0)
+			rescan_others();
+		read_others();
+		snprintf(line + len, sizeof(line) - (size_t)len, "  O %lld %lld %u", others_run, others_wait, others_seen);
 		pthread_mutex_lock(&out_lock);
 		fprintf(out, "%s\n", line);
 		pthread_mutex_unlock(&out_lock);

@@ -29,7 +29,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <irq/episode.h>
+#include <irq/expect.h>
+#include <irq/flood.h>
+#include <irq/stall.h>
+#include <irq/storm.h>
 #include <irq/tick_set.h>
+#include <irq/watch.h>
 #include <irq_port_host.h>
 
 /* Virtual time units. */
