@@ -18,6 +18,13 @@
 #include "policy.h"
 #include "trace.h"
 
+/*
+ * An action's episodes (lost interrupts) are begun only by expecting and
+ * watching: with both left out no reminder walks the actions.
+ */
+#define IRQ_ACTION_EPISODES (IRQ_EXPECT || IRQ_WATCH)
+
+#if IRQ_HEALTH_TEXT
 /* Names of the IRQ_HEALTH_* bits, in the order irq_health_cause_string prints them. */
 static const struct {
 	unsigned int bit;
@@ -30,6 +37,7 @@ static const struct {
 	{ IRQ_HEALTH_MISROUTED, "misrouted" },
 	{ IRQ_HEALTH_IRQPOLL, "irqpoll" },
 };
+#endif
 
 /* The driver name a message gives for @action, or for the line's first action. */
 static const char *__irq_subject_name(const struct irq_desc *desc, const struct irqaction *action)
@@ -70,15 +78,17 @@ void __irq_health_begin_say(struct irq_desc *desc, struct irqaction *action, str
 	/* Its first reminder (and a misroute's end, later still) comes no sooner: see remind_at_ns. */
 	if (desc->def.remind_at_ns > now + irq_policy()->health_remind_ns)
 		desc->def.remind_at_ns = now + irq_policy()->health_remind_ns;
-	if (desc->def.remind_at_ns > desc->def.fixup_last_ns + irq_policy()->health_misroute_window_ns &&
+	if (IRQ_FIXUP && desc->def.remind_at_ns > desc->def.fixup_last_ns + irq_policy()->health_misroute_window_ns &&
 	    ep == &desc->def.misroute)
 		desc->def.remind_at_ns = desc->def.fixup_last_ns + irq_policy()->health_misroute_window_ns;
-	if (!IRQ_HEALTH_TEXT && irq_health_should_log(ep, now))
+	if (!irq_health_should_log(ep, now))
+		;
+	else if (!IRQ_HEALTH_TEXT)
 		/* Terse: the cause bits (IRQ_HEALTH_* of stats.h), the time, the episode. */
 		irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\": health +0x%x at %llu ms, episode %u\n", desc->irq_data.irq,
 			     IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action), cause, irq_log_ms(now),
 			     (unsigned int)ep->episodes);
-	else if (irq_health_should_log(ep, now))
+	else
 		irq_port_log(IRQ_LOG_WARN, "irq %u: \"%.*s\"%s: %s (at %llu.%03llu s, episode %u)\n",
 			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action),
 			     others ? " and others" : "", why, irq_secs(now), irq_msecs(now), (unsigned int)ep->episodes);
@@ -90,11 +100,13 @@ void __irq_health_end_say(struct irq_desc *desc, struct irqaction *action, struc
 {
 	if (!ep->active)
 		return;
-	if (!IRQ_HEALTH_TEXT && irq_health_should_log(ep, now))
+	if (!irq_health_should_log(ep, now))
+		;
+	else if (!IRQ_HEALTH_TEXT)
 		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": health -0x%x after %llu ms, %llu polled\n", desc->irq_data.irq,
 			     IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action), ep->cause, irq_log_ms(now - ep->since_ns),
 			     (unsigned long long)(__irq_subject_polled(desc, action) - ep->polled_at_start));
-	else if (irq_health_should_log(ep, now))
+	else
 		irq_port_log(IRQ_LOG_INFO, "irq %u: \"%.*s\": %s after %llu ms on polling (%llu completions by polling)\n",
 			     desc->irq_data.irq, IRQ_NAME_LOG_MAX, __irq_subject_name(desc, action), how,
 			     irq_log_ms(now - ep->since_ns),
@@ -154,27 +166,35 @@ void __irq_health_remind(struct irq_desc *desc, uint64_t now)
 	 */
 	if (now < desc->def.remind_at_ns)
 		return;
-	if (desc->def.misroute.active && now - desc->def.fixup_last_ns >= p->health_misroute_window_ns)
+	if (IRQ_FIXUP && desc->def.misroute.active && now - desc->def.fixup_last_ns >= p->health_misroute_window_ns)
 		__irq_health_end(desc, NULL, &desc->def.misroute,
 				 "irqfixup found none of its work on other lines lately: misroute over", now);
 #if IRQ_FLOOD || IRQ_STORM
 	if (irq_health_remind_due(&desc->def.storm, now, every))
 		__irq_health_remind_one(desc, NULL, &desc->def.storm, now);
 #endif
-	if (irq_health_remind_due(&desc->def.misroute, now, every))
+	if (IRQ_FIXUP && irq_health_remind_due(&desc->def.misroute, now, every))
 		__irq_health_remind_one(desc, NULL, &desc->def.misroute, now);
+#if IRQ_ACTION_EPISODES
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 		if (irq_health_remind_due(&a->health, now, every))
 			__irq_health_remind_one(desc, a, &a->health, now);
+#endif
 	/* What is due next; an episode that begins meanwhile brings it forward (__irq_health_begin). */
-	if (desc->def.misroute.active && desc->def.fixup_last_ns + p->health_misroute_window_ns < at)
+	if (IRQ_FIXUP && desc->def.misroute.active && desc->def.fixup_last_ns + p->health_misroute_window_ns < at)
 		at = desc->def.fixup_last_ns + p->health_misroute_window_ns;
 #if IRQ_FLOOD || IRQ_STORM
 	at = irq_health_next_remind(&desc->def.storm, every, at);
 #endif
-	at = irq_health_next_remind(&desc->def.misroute, every, at);
+	if (IRQ_FIXUP)
+		at = irq_health_next_remind(&desc->def.misroute, every, at);
+#if IRQ_ACTION_EPISODES
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 		at = irq_health_next_remind(&a->health, every, at);
+#else
+	(void)a;
+	(void)walked;
+#endif
 	desc->def.remind_at_ns = at;
 }
 
@@ -183,11 +203,12 @@ uint64_t __irq_health_deadline(const struct irq_desc *desc)
 {
 	uint64_t window = irq_policy()->health_misroute_window_ns;
 
-	if (!desc->def.misroute.active)
-		return 0;
+	if (!IRQ_FIXUP || !desc->def.misroute.active)
+		return 0;  /* no misroute episode: only irqfixup begins one */
 	return desc->def.fixup_last_ns + window;
 }
 
+#if IRQ_HEALTH_TEXT
 /* Append @text to @buf (of @len, NUL-terminated at @*used); truncates. */
 static void irq_health_append(char *buf, size_t len, size_t *used, const char *text)
 {
@@ -212,3 +233,27 @@ const char *irq_health_cause_string(unsigned int causes, char *buf, size_t len)
 	}
 	return buf;
 }
+#else
+/* Terse: no words; the bits in hex as the terse reports print them ("0x5"; "" for none). */
+const char *irq_health_cause_string(unsigned int causes, char *buf, size_t len)
+{
+	char tmp[11];
+	size_t n = 0, used = 0;
+
+	if (!buf || !len)
+		return "";
+	buf[0] = '\0';
+	if (!causes)
+		return buf;
+	do {
+		tmp[n++] = "0123456789abcdef"[causes & 0xFu];
+		causes >>= 4;
+	} while (causes);
+	tmp[n++] = 'x';
+	tmp[n++] = '0';
+	while (n && used + 1 < len)
+		buf[used++] = tmp[--n];
+	buf[used] = '\0';
+	return buf;
+}
+#endif

@@ -19,6 +19,16 @@
 #include "stall.h"
 #include "watch.h"
 
+/*
+ * Sized to the build: an action's health comes only from expecting and
+ * watching (its episode, its tokens, its watch), so with both left out
+ * irq_get_action_health() answers -IRQ_ENODEV, and each reader reads only
+ * the state of the defences built. The terse report (IRQ_HEALTH_TEXT 0)
+ * reads the few words it prints under the line's lock, not the readers'
+ * full structs.
+ */
+#define IRQ_ACTION_HEALTH (IRQ_EXPECT || IRQ_WATCH)
+
 /* The line's causes now, and the start and polled count of its oldest episode. Lock held. */
 static unsigned int __irq_line_causes(const struct irq_desc *desc, uint64_t *since, uint64_t *polled)
 {
@@ -36,6 +46,7 @@ static unsigned int __irq_line_causes(const struct irq_desc *desc, uint64_t *sin
 		any = true;
 	}
 #endif
+#if IRQ_ACTION_HEALTH
 	for (a = desc->action, walked = 0; a && walked < IRQ_MAX_SHARED; a = a->next, walked++) {
 		if (!a->health.active)
 			continue;
@@ -46,7 +57,11 @@ static unsigned int __irq_line_causes(const struct irq_desc *desc, uint64_t *sin
 			any = true;
 		}
 	}
-	if (desc->def.misroute.active) {
+#else
+	(void)a;
+	(void)walked;
+#endif
+	if (IRQ_FIXUP && desc->def.misroute.active) {
 		causes |= IRQ_HEALTH_MISROUTED;
 		if (!any || desc->def.misroute.since_ns < *since) {
 			*since = desc->def.misroute.since_ns;
@@ -62,10 +77,7 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 {
 	struct irq_desc *desc = irq_to_desc(irq);
 	const struct irq_defence_line *def;
-	const struct irqaction *a;
-	const struct irq_expect *e;
 	unsigned long flags;
-	unsigned int i, n;
 
 	if (!desc || !out)
 		return -IRQ_EINVAL;
@@ -102,15 +114,30 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out)
 	out->tick_stall_waits = def->tick_stall_waits;
 #endif
 	out->causes = __irq_line_causes(desc, &out->since_ns, &out->polled_completions);
-	for (a = desc->action, i = 0; a && i < IRQ_MAX_SHARED; a = a->next, i++) {
-		out->stalled += a->watch.stalled_since_boot;
-		for (e = a->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
-			out->stalled += e->completions_stalled;
+#if IRQ_ACTION_HEALTH
+	{
+		const struct irqaction *a;
+		unsigned int i;
+
+		for (a = desc->action, i = 0; a && i < IRQ_MAX_SHARED; a = a->next, i++) {
+#if IRQ_WATCH
+			out->stalled += a->watch.stalled_since_boot;
+#endif
+#if IRQ_EXPECT
+			const struct irq_expect *e;
+			unsigned int n;
+
+			for (e = a->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++)
+				out->stalled += e->completions_stalled;
+#endif
+		}
 	}
+#endif
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	return 0;
 }
 
+#if IRQ_WATCH
 /* The watch state of @w in words. */
 static const char *irq_watch_state_name(const struct irq_watch *w)
 {
@@ -124,17 +151,19 @@ static const char *irq_watch_state_name(const struct irq_watch *w)
 		return "wary";
 	return "watching";
 }
+#endif
 
 int irq_get_action_health(unsigned int irq, unsigned int index, struct irq_action_health *out)
 {
 	struct irq_desc *desc = irq_to_desc(irq);
 	const struct irqaction *a;
-	const struct irq_expect *e;
 	unsigned long flags;
-	unsigned int i, n;
+	unsigned int i;
 
 	if (!desc || !out)
 		return -IRQ_EINVAL;
+	if (!IRQ_ACTION_HEALTH)
+		return -IRQ_ENODEV;  /* neither expecting nor watching built: an action has no health to read */
 	flags = irq_port_lock_irqsave(&desc->lock);
 	a = desc->action;
 	for (i = 0; a && i < index && i < IRQ_MAX_SHARED; i++)
@@ -146,25 +175,35 @@ int irq_get_action_health(unsigned int irq, unsigned int index, struct irq_actio
 			.causes = a->health.active ? a->health.cause : 0,
 			.since_ns = a->health.active ? a->health.since_ns : 0,
 			.polled_completions = a->polled_handled - (a->health.active ? a->health.polled_at_start : 0),
-			.watch = irq_watch_state_name(&a->watch),
-			.watch_late = a->watch.late_since_boot,
-			.watch_beat = a->watch.beat_since_boot,
-			.watch_polled = a->watch.polled_since_boot,
-			.watch_pending = a->watch.late_pending,
-			.watch_stalled = a->watch.stalled_since_boot,
+			.watch = "off",
 		};
-		for (e = a->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++) {
-			out->tokens++;
-			out->tokens_verified += (__atomic_load_n(&e->state, __ATOMIC_RELAXED) & IRQ_EXP_VERIFIED) != 0;
-			out->completions_irq += e->completions_irq;
-			out->completions_polled += e->completions_polled;
-			out->timeouts += e->timeouts;
-			out->completions_late += e->completions_late;
-			out->completions_unsure += e->completions_unsure;
-			out->completions_beat += e->completions_beat;
-			out->completions_stalled += e->completions_stalled;
-			out->safety_waits += e->gate_waits;
+#if IRQ_WATCH
+		out->watch = irq_watch_state_name(&a->watch);
+		out->watch_late = a->watch.late_since_boot;
+		out->watch_beat = a->watch.beat_since_boot;
+		out->watch_polled = a->watch.polled_since_boot;
+		out->watch_pending = a->watch.late_pending;
+		out->watch_stalled = a->watch.stalled_since_boot;
+#endif
+#if IRQ_EXPECT
+		{
+			const struct irq_expect *e;
+			unsigned int n;
+
+			for (e = a->expects, n = 0; e && n < IRQ_EXPECTS_PER_ACTION; e = e->next, n++) {
+				out->tokens++;
+				out->tokens_verified += (__atomic_load_n(&e->state, __ATOMIC_RELAXED) & IRQ_EXP_VERIFIED) != 0;
+				out->completions_irq += e->completions_irq;
+				out->completions_polled += e->completions_polled;
+				out->timeouts += e->timeouts;
+				out->completions_late += e->completions_late;
+				out->completions_unsure += e->completions_unsure;
+				out->completions_beat += e->completions_beat;
+				out->completions_stalled += e->completions_stalled;
+				out->safety_waits += e->gate_waits;
+			}
 		}
+#endif
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	return a && i == index ? 0 : -IRQ_ENOENT;
@@ -189,6 +228,7 @@ int irq_get_line_diagnosis(unsigned int irq, char *buf, size_t len)
 	return r == 1 ? 1 : r == 0 ? 0 : (r < 0 ? r : -IRQ_ENODEV);
 }
 
+#if IRQ_HEALTH_TEXT
 /* Print the summary lines of one line on polling, with its actions. */
 static void irq_health_report_line(unsigned int irq, const struct irq_line_health *lh)
 {
@@ -196,12 +236,6 @@ static void irq_health_report_line(unsigned int irq, const struct irq_line_healt
 	char causes[96], why[IRQ_DIAGNOSIS_MAX];
 	unsigned int i;
 
-	if (!IRQ_HEALTH_TEXT) {
-		/* Terse: the line, its cause bits (IRQ_HEALTH_*), since (ms), completions by polling, off (1/0). */
-		irq_port_log(IRQ_LOG_WARN, "irq health: %u 0x%x %llu %llu %u\n", irq, lh->causes, irq_log_ms(lh->since_ns),
-			     (unsigned long long)lh->polled_completions, (unsigned int)lh->flood_off);
-		return;
-	}
 	irq_port_log(IRQ_LOG_WARN, "irq health: line %u on polling (%s) since %llu.%03llu s: %llu completions by polling%s\n",
 		     irq, irq_health_cause_string(lh->causes, causes, sizeof(causes)), irq_secs(lh->since_ns),
 		     irq_msecs(lh->since_ns), (unsigned long long)lh->polled_completions,
@@ -218,7 +252,9 @@ static void irq_health_report_line(unsigned int irq, const struct irq_line_healt
 	if (irq_get_line_diagnosis(irq, why, sizeof(why)) == 1)
 		irq_port_log(IRQ_LOG_WARN, "irq health:   line %u: its controller says: %s\n", irq, why);
 }
+#endif
 
+#if IRQ_HEALTH_TEXT
 unsigned int irq_health_report(void)
 {
 	unsigned int irq, listed = 0, with_handlers = 0;
@@ -231,25 +267,49 @@ unsigned int irq_health_report(void)
 		if (!lh.causes)
 			continue;
 		listed++;
-		if ((lh.causes & ~IRQ_HEALTH_IRQPOLL) || !IRQ_HEALTH_TEXT)
+		if (lh.causes & ~IRQ_HEALTH_IRQPOLL)
 			irq_health_report_line(irq, &lh);
 		else
 			irq_port_log(IRQ_LOG_WARN, "irq health: line %u polled every %llu ms (irqpoll on the command line)\n",
 				     irq, irq_log_ms(irq_policy()->irqpoll_interval_ns));
 	}
 	/* Lines whose CPU was found not running: late interrupts, not judged (stall.c), said once each. */
-	for (irq = 0; !IRQ_MINIMAL && IRQ_HEALTH_TEXT && irq < IRQ_NR_LINES; irq++)
+	for (irq = 0; !IRQ_MINIMAL && irq < IRQ_NR_LINES; irq++)
 		if (!irq_get_line_health(irq, &lh) && lh.nr_actions && lh.stalled)
 			irq_port_log(IRQ_LOG_INFO, "irq health: line %u: %llu completions found while CPU %u was not running: late, not judged\n",
 				     irq, (unsigned long long)lh.stalled, lh.cpu);
-	if (!IRQ_HEALTH_TEXT)
-		/* Terse: lines listed, lines with handlers, whether the defences run. */
-		irq_port_log(IRQ_LOG_INFO, "irq health: %u/%u %u\n", listed, with_handlers,
-			     (unsigned int)irq_defences_active());
-	else if (!irq_defences_active())
+	if (!irq_defences_active())
 		irq_port_log(IRQ_LOG_WARN, "irq health: defences off (noirqdebug or not started): lost or flooding interrupts go unnoticed\n");
 	else if (!listed)
 		irq_port_log(IRQ_LOG_INFO, "irq health: all %u lines with handlers deliver by interrupt (profile %s)\n",
 			     with_handlers, irq_policy()->name);
 	return listed;
 }
+#else
+unsigned int irq_health_report(void)
+{
+	unsigned int irq, causes, listed = 0, with_handlers = 0;
+	uint64_t since, polled;
+	unsigned long flags;
+	bool off;
+
+	for (irq = 0; irq < IRQ_NR_LINES; irq++) {
+		struct irq_desc *desc = irq_to_desc(irq);
+
+		flags = irq_port_lock_irqsave(&desc->lock);
+		causes = desc->nr_actions ? __irq_line_causes(desc, &since, &polled) : 0;
+		with_handlers += desc->nr_actions != 0;
+		off = irq_line_flood_off(desc);
+		irq_port_unlock_irqrestore(&desc->lock, flags);
+		if (!causes)
+			continue;
+		listed++;
+		/* Terse: the line, its cause bits (IRQ_HEALTH_*), since (ms), completions by polling, off (1/0). */
+		irq_port_log(IRQ_LOG_WARN, "irq health: %u 0x%x %llu %llu %u\n", irq, causes, irq_log_ms(since),
+			     (unsigned long long)polled, (unsigned int)off);
+	}
+	/* Terse: lines listed, lines with handlers, whether the defences run. */
+	irq_port_log(IRQ_LOG_INFO, "irq health: %u/%u %u\n", listed, with_handlers, (unsigned int)irq_defences_active());
+	return listed;
+}
+#endif

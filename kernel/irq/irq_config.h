@@ -165,6 +165,12 @@
 #ifndef IRQ_TICK_LOOK
 #define IRQ_TICK_LOOK 1
 #endif
+/* irqfixup and irqpoll (poll.c, the boot switches of Linux's for misrouted interrupts): an unclaimed
+ * interrupt tries the other shared lines' handlers, every shared line is polled. 0 leaves them and the
+ * misroute episode out; irq_param_irqfixup() and irq_param_irqpoll() then refuse "on" (-IRQ_ENODEV). */
+#ifndef IRQ_FIXUP
+#define IRQ_FIXUP 1
+#endif
 /* The health reports in sentences (health.c); 0: terse numeric ones: an episode's begin, reminder and end
  * print its IRQ_HEALTH_* cause bits and counts, the report one line of numbers per line; no prose. */
 #ifndef IRQ_HEALTH_TEXT
@@ -214,8 +220,9 @@
 #endif
 #if (IRQ_EXPECT != 0 && IRQ_EXPECT != 1) || (IRQ_WATCH != 0 && IRQ_WATCH != 1) || \
     (IRQ_FLOOD != 0 && IRQ_FLOOD != 1) || (IRQ_STORM != 0 && IRQ_STORM != 1) || \
-    (IRQ_TICK_LOOK != 0 && IRQ_TICK_LOOK != 1) || (IRQ_HEALTH_TEXT != 0 && IRQ_HEALTH_TEXT != 1)
-#error "IRQ_EXPECT, IRQ_WATCH, IRQ_FLOOD, IRQ_STORM, IRQ_TICK_LOOK and IRQ_HEALTH_TEXT must each be 0 (left out) or 1 (built)"
+    (IRQ_TICK_LOOK != 0 && IRQ_TICK_LOOK != 1) || (IRQ_HEALTH_TEXT != 0 && IRQ_HEALTH_TEXT != 1) || \
+    (IRQ_FIXUP != 0 && IRQ_FIXUP != 1)
+#error "IRQ_EXPECT, IRQ_WATCH, IRQ_FLOOD, IRQ_STORM, IRQ_TICK_LOOK, IRQ_HEALTH_TEXT and IRQ_FIXUP must each be 0 (left out) or 1 (built)"
 #endif
 #if IRQ_TICK_LOOK && !IRQ_EXPECT
 #error "IRQ_TICK_LOOK=1 needs IRQ_EXPECT=1: the tick looks at expect tokens; set IRQ_TICK_LOOK=0 too"

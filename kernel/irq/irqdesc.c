@@ -15,6 +15,7 @@
  * the defences.
  */
 #include "core.h"
+#include "irq_codes.h"
 
 /* The action pool of request_irq(); request_irq_static() brings its own. */
 static struct irqaction irq_action_pool[IRQ_NR_ACTIONS];
@@ -89,9 +90,15 @@ int irq_set_chip_and_handler(unsigned int irq, const struct irq_chip *chip, irq_
 	unsigned long flags;
 
 	if (!desc || !irq_flow_fits_chip(chip, flow)) {
-		irq_port_log(IRQ_LOG_ERR, "irq %u: chip \"%.*s\" refused: %s\n", irq, IRQ_NAME_LOG_MAX,
-			     chip && chip->name ? chip->name : irq_no_name,
-			     !desc ? "no such line" : "chip lacks mask/unmask or what the flow calls");
+		const char *name = chip && chip->name ? chip->name : irq_no_name;
+
+		if (!desc)
+			IRQ_SAY(IRQ_E_CHIP_NO_LINE, IRQ_LOG_ERR, irq, "irq %u: chip \"%.*s\" refused: no such line\n", irq,
+				IRQ_NAME_LOG_MAX, name);
+		else
+			IRQ_SAY(IRQ_E_CHIP_LACKS, IRQ_LOG_ERR, irq,
+				"irq %u: chip \"%.*s\" refused: chip lacks mask/unmask or what the flow calls\n", irq,
+				IRQ_NAME_LOG_MAX, name);
 		return -IRQ_EINVAL;
 	}
 	flags = irq_port_lock_irqsave(&desc->lock);
@@ -99,8 +106,8 @@ int irq_set_chip_and_handler(unsigned int irq, const struct irq_chip *chip, irq_
 		const char *user = desc->action->name;
 
 		irq_port_unlock_irqrestore(&desc->lock, flags);
-		irq_port_log(IRQ_LOG_ERR, "irq %u: chip \"%.*s\" refused: line in use by \"%.*s\"\n", irq,
-			     IRQ_NAME_LOG_MAX, chip->name ? chip->name : irq_no_name, IRQ_NAME_LOG_MAX, user);
+		IRQ_SAY(IRQ_E_CHIP_IN_USE, IRQ_LOG_ERR, irq, "irq %u: chip \"%.*s\" refused: line in use by \"%.*s\"\n", irq,
+			IRQ_NAME_LOG_MAX, chip->name ? chip->name : irq_no_name, IRQ_NAME_LOG_MAX, user);
 		return -IRQ_EBUSY;
 	}
 	desc->chip = chip;
@@ -121,8 +128,11 @@ int irq_set_handler(unsigned int irq, irq_flow_handler_t flow)
 
 	/* No lock: this is called from set_type, under the line's lock. */
 	if (!desc || !irq_flow_fits_chip(desc->chip, flow)) {
-		irq_port_log(IRQ_LOG_ERR, "irq %u: flow handler refused: %s\n", irq,
-			     !desc ? "no such line" : "no chip, or the chip lacks what the flow calls");
+		if (!desc)
+			IRQ_SAY(IRQ_E_FLOW_NO_LINE, IRQ_LOG_ERR, irq, "irq %u: flow handler refused: no such line\n", irq);
+		else
+			IRQ_SAY(IRQ_E_FLOW_LACKS, IRQ_LOG_ERR, irq,
+				"irq %u: flow handler refused: no chip, or the chip lacks what the flow calls\n", irq);
 		return -IRQ_EINVAL;
 	}
 	__atomic_store_n(&desc->handle_irq, flow, __ATOMIC_RELEASE);
@@ -153,8 +163,12 @@ int irq_set_trigger(unsigned int irq, unsigned int type)
 	int err;
 
 	if (!desc || !irq_type_valid(type)) {
-		irq_port_log(IRQ_LOG_ERR, "irq %u: trigger type 0x%x refused: %s\n", irq, type,
-			     !desc ? "no such line" : "not one edge or level kind");
+		if (!desc)
+			IRQ_SAY(IRQ_E_TRIGGER_NO_LINE, IRQ_LOG_ERR, irq, "irq %u: trigger type 0x%x refused: no such line\n", irq,
+				type);
+		else
+			IRQ_SAY(IRQ_E_TRIGGER_KIND, IRQ_LOG_ERR, irq,
+				"irq %u: trigger type 0x%x refused: not one edge or level kind\n", irq, type);
 		return -IRQ_EINVAL;
 	}
 	flags = irq_port_lock_irqsave(&desc->lock);
@@ -170,9 +184,12 @@ int irq_set_trigger(unsigned int irq, unsigned int type)
 		err = __irq_set_type(desc, type);
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
-	if (err)
-		irq_port_log(IRQ_LOG_ERR, "irq %u: trigger type 0x%x refused (%d): %s\n", irq, type, err,
-			     err == -IRQ_EBUSY ? "line in use with another type" : "no chip, or the chip refused");
+	if (err == -IRQ_EBUSY)
+		IRQ_SAY(IRQ_E_TRIGGER_IN_USE, IRQ_LOG_ERR, irq,
+			"irq %u: trigger type 0x%x refused (%d): line in use with another type\n", irq, type, err);
+	else if (err)
+		IRQ_SAY(IRQ_E_TRIGGER_REFUSED, IRQ_LOG_ERR, irq,
+			"irq %u: trigger type 0x%x refused (%d): no chip, or the chip refused\n", irq, type, err);
 	return err;
 }
 

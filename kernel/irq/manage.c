@@ -14,13 +14,18 @@
  * scheduler through core.h's hooks, never by name (docs/irq-layers.md).
  */
 #include "core.h"
+#include "irq_codes.h"
 
 /* Actions registered without a name show this one. */
 static const char irq_unnamed[] = "unnamed";
 
-/* A refusal: error code, why, and the other party (NULL when none). */
+/*
+ * A refusal: error number, its code (irq_codes.h) and why (IRQ_WHY: "" in a
+ * terse build), and the other party (NULL when none).
+ */
 struct irq_refusal {
 	int err;
+	unsigned int code;
 	const char *why;
 	const char *other;
 };
@@ -28,11 +33,11 @@ struct irq_refusal {
 static int irq_refuse(unsigned int irq, const char *name, struct irq_refusal r)
 {
 	if (r.other)
-		irq_port_log(IRQ_LOG_ERR, "irq %u: request by \"%.*s\" refused (%d): %s \"%.*s\"\n", irq,
-			     IRQ_NAME_LOG_MAX, name, r.err, r.why, IRQ_NAME_LOG_MAX, r.other);
+		IRQ_SAY(r.code, IRQ_LOG_ERR, irq, "irq %u: request by \"%.*s\" refused (%d): %s \"%.*s\"\n", irq,
+			IRQ_NAME_LOG_MAX, name, r.err, r.why, IRQ_NAME_LOG_MAX, r.other);
 	else
-		irq_port_log(IRQ_LOG_ERR, "irq %u: request by \"%.*s\" refused (%d): %s\n", irq,
-			     IRQ_NAME_LOG_MAX, name, r.err, r.why);
+		IRQ_SAY(r.code, IRQ_LOG_ERR, irq, "irq %u: request by \"%.*s\" refused (%d): %s\n", irq,
+			IRQ_NAME_LOG_MAX, name, r.err, r.why);
 	return r.err;
 }
 
@@ -41,21 +46,22 @@ static int irq_check_request(unsigned int irq, irq_handler_t handler, unsigned l
 			     const char *name, void *dev_id)
 {
 	unsigned int type = irq_flags_to_type(flags);
-	const char *why = NULL;
+	struct irq_refusal r = { -IRQ_EINVAL, 0, NULL, NULL };
 
 	if (irq >= IRQ_NR_LINES)
-		why = "no such line";
+		r = (struct irq_refusal){ -IRQ_EINVAL, IRQ_WHY(IRQ_E_REQ_NO_LINE, "no such line"), NULL };
 	else if (!handler)
-		why = "no handler function";
+		r = (struct irq_refusal){ -IRQ_EINVAL, IRQ_WHY(IRQ_E_REQ_NO_HANDLER, "no handler function"), NULL };
 	else if (flags & ~(unsigned long)(IRQF_SHARED | IRQF_TIMER | IRQF_TRIGGER_MASK | IRQF_NEXT_ON_READ))
-		why = "unknown IRQF_ flags";
+		r = (struct irq_refusal){ -IRQ_EINVAL, IRQ_WHY(IRQ_E_REQ_FLAGS, "unknown IRQF_ flags"), NULL };
 	else if (type && !irq_type_valid(type))
-		why = "more than one IRQF_TRIGGER_ kind";
+		r = (struct irq_refusal){ -IRQ_EINVAL, IRQ_WHY(IRQ_E_REQ_TRIGGERS, "more than one IRQF_TRIGGER_ kind"), NULL };
 	else if ((flags & IRQF_SHARED) && !dev_id)
-		why = "IRQF_SHARED needs a dev_id to tell the handlers apart";
-	if (!why)
+		r = (struct irq_refusal){ -IRQ_EINVAL,
+			IRQ_WHY(IRQ_E_REQ_SHARED_NO_DEV_ID, "IRQF_SHARED needs a dev_id to tell the handlers apart"), NULL };
+	if (!r.code)
 		return 0;
-	return irq_refuse(irq, name, (struct irq_refusal){ -IRQ_EINVAL, why, NULL });
+	return irq_refuse(irq, name, r);
 }
 
 /* Can @new join the actions already on the line? Lock held. */
@@ -66,17 +72,21 @@ static struct irq_refusal __irq_check_sharing(const struct irq_desc *desc, const
 	unsigned int walked = 0;
 
 	if (!(first->flags & IRQF_SHARED))
-		return (struct irq_refusal){ -IRQ_EBUSY, "line is held, not shared, by", first->name };
+		return (struct irq_refusal){ -IRQ_EBUSY, IRQ_WHY(IRQ_E_REQ_HELD, "line is held, not shared, by"), first->name };
 	if (!(new->flags & IRQF_SHARED))
-		return (struct irq_refusal){ -IRQ_EBUSY, "no IRQF_SHARED, but the line is shared by", first->name };
+		return (struct irq_refusal){ -IRQ_EBUSY,
+			IRQ_WHY(IRQ_E_REQ_NOT_SHARED, "no IRQF_SHARED, but the line is shared by"), first->name };
 	if (type && type != desc->trigger)
-		return (struct irq_refusal){ -IRQ_EBUSY, "trigger type differs from the line's, set for", first->name };
+		return (struct irq_refusal){ -IRQ_EBUSY,
+			IRQ_WHY(IRQ_E_REQ_OTHER_TRIGGER, "trigger type differs from the line's, set for"), first->name };
 	for (a = first; a && walked < IRQ_MAX_SHARED; a = a->next, walked++)
 		if (a->dev_id == new->dev_id)
-			return (struct irq_refusal){ -IRQ_EBUSY, "dev_id already registered by", a->name };
+			return (struct irq_refusal){ -IRQ_EBUSY, IRQ_WHY(IRQ_E_REQ_DEV_ID_TWICE, "dev_id already registered by"),
+						     a->name };
 	if (desc->nr_actions >= IRQ_MAX_SHARED)
-		return (struct irq_refusal){ -IRQ_ENOSPC, "line carries IRQ_MAX_SHARED handlers, the first", first->name };
-	return (struct irq_refusal){ 0, NULL, NULL };
+		return (struct irq_refusal){ -IRQ_ENOSPC,
+			IRQ_WHY(IRQ_E_REQ_FULL, "line carries IRQ_MAX_SHARED handlers, the first"), first->name };
+	return (struct irq_refusal){ 0, 0, NULL, NULL };
 }
 
 /* Append @new to the line (lock held); the first action switches the line on. */
@@ -99,18 +109,19 @@ static void __irq_link_action(struct irq_desc *desc, struct irqaction *new)
 static int irq_setup_action(unsigned int irq, struct irqaction *new)
 {
 	struct irq_desc *desc = irq_to_desc(irq);
-	struct irq_refusal r = { 0, NULL, NULL };
+	struct irq_refusal r = { 0, 0, NULL, NULL };
 	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
 	unsigned int type = irq_flags_to_type(new->flags);
 
 	if (!desc->chip) {
-		r = (struct irq_refusal){ -IRQ_EINVAL, "line has no interrupt controller (irq_chip)", NULL };
+		r = (struct irq_refusal){ -IRQ_EINVAL, IRQ_WHY(IRQ_E_REQ_NO_CHIP, "line has no interrupt controller (irq_chip)"),
+					  NULL };
 	} else if (desc->action) {
 		r = __irq_check_sharing(desc, new);
 	} else if (type) {
-		r.err = __irq_set_type(desc, type);
-		r.why = "the controller cannot set that trigger type:";
-		r.other = desc->chip->name ? desc->chip->name : "unnamed chip";
+		r = (struct irq_refusal){ __irq_set_type(desc, type),
+			IRQ_WHY(IRQ_E_REQ_TRIGGER_REFUSED, "the controller cannot set that trigger type:"),
+			desc->chip->name ? desc->chip->name : "unnamed chip" };
 	}
 	if (!r.err) {
 		__irq_link_action(desc, new);
@@ -146,8 +157,8 @@ int request_irq(unsigned int irq, irq_handler_t handler, unsigned long flags, co
 		return err;
 	action = irq_action_alloc();
 	if (!action)
-		return irq_refuse(irq, name, (struct irq_refusal){ -IRQ_ENOMEM,
-				  "all IRQ_NR_ACTIONS pooled actions are in use (request_irq_static needs none)", NULL });
+		return irq_refuse(irq, name, (struct irq_refusal){ -IRQ_ENOMEM, IRQ_WHY(IRQ_E_REQ_POOL_EMPTY,
+				  "all IRQ_NR_ACTIONS pooled actions are in use (request_irq_static needs none)"), NULL });
 	irq_fill_action(action, irq, handler, flags, name, dev_id, true);
 	err = irq_setup_action(irq, action);
 	if (err)
@@ -184,13 +195,14 @@ int request_irq_static(struct irqaction *storage, unsigned int irq, irq_handler_
 	if (!name)
 		name = irq_unnamed;
 	if (!storage)
-		return irq_refuse(irq, name, (struct irq_refusal){ -IRQ_EINVAL, "no storage for the action", NULL });
+		return irq_refuse(irq, name, (struct irq_refusal){ -IRQ_EINVAL,
+				  IRQ_WHY(IRQ_E_REQ_NO_STORAGE, "no storage for the action"), NULL });
 	err = irq_check_request(irq, handler, flags, name, dev_id);
 	if (err)
 		return err;
 	if (irq_action_registered(storage))
 		return irq_refuse(irq, name, (struct irq_refusal){ -IRQ_EBUSY,
-				  "its storage is registered already, as", storage->name });
+				  IRQ_WHY(IRQ_E_REQ_STORAGE_TWICE, "its storage is registered already, as"), storage->name });
 	irq_fill_action(storage, irq, handler, flags, name, dev_id, false);
 	return irq_setup_action(irq, storage);
 }
@@ -211,8 +223,8 @@ static struct irq_desc *irq_api_desc(unsigned int irq, const char *caller)
 	struct irq_desc *desc = irq_to_desc(irq);
 
 	if (!desc)
-		irq_port_log(IRQ_LOG_WARN, "irq: %s(%u): no such line (0..%u); ignored\n", caller, irq,
-			     (unsigned int)IRQ_NR_LINES - 1);
+		IRQ_SAY(IRQ_E_API_NO_LINE, IRQ_LOG_WARN, irq, "irq: %s(%u): no such line (0..%u); ignored\n", caller, irq,
+			(unsigned int)IRQ_NR_LINES - 1);
 	return desc;
 }
 
@@ -243,7 +255,8 @@ void free_irq(unsigned int irq, void *dev_id)
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	if (!victim) {
-		irq_port_log(IRQ_LOG_WARN, "irq %u: free_irq(dev_id %p): no such action; ignored\n", irq, dev_id);
+		IRQ_SAY(IRQ_E_FREE_NO_ACTION, IRQ_LOG_WARN, irq, "irq %u: free_irq(dev_id %p): no such action; ignored\n",
+			irq, dev_id);
 		return;
 	}
 	/* Not before the run (interrupt, replay, poll) that may use it is over. */
@@ -268,8 +281,8 @@ void disable_irq_nosync(unsigned int irq)
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	if (too_deep)
-		irq_port_log(IRQ_LOG_WARN, "irq %u: disable_irq nested deeper than %u; ignored\n", irq,
-			     (unsigned int)IRQ_DEPTH_MAX);
+		IRQ_SAY(IRQ_E_DISABLE_DEEP, IRQ_LOG_WARN, irq, "irq %u: disable_irq nested deeper than %u; ignored\n", irq,
+			(unsigned int)IRQ_DEPTH_MAX);
 }
 
 void disable_irq(unsigned int irq)
@@ -299,11 +312,13 @@ void enable_irq(unsigned int irq)
 	}
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	if (irq_report_due(unbalanced))
-		irq_port_log(IRQ_LOG_WARN, "irq %u: unbalanced enable_irq (line not disabled; %llu so far); ignored\n",
-			     irq, (unsigned long long)unbalanced);
+		IRQ_SAY(IRQ_E_ENABLE_UNBALANCED, IRQ_LOG_WARN, irq,
+			"irq %u: unbalanced enable_irq (line not disabled; %llu so far); ignored\n", irq,
+			(unsigned long long)unbalanced);
 	if (irq_report_due(no_action))
-		irq_port_log(IRQ_LOG_WARN, "irq %u: enable_irq on a line without handler (%llu so far); line stays off\n",
-			     irq, (unsigned long long)no_action);
+		IRQ_SAY(IRQ_E_ENABLE_NO_HANDLER, IRQ_LOG_WARN, irq,
+			"irq %u: enable_irq on a line without handler (%llu so far); line stays off\n", irq,
+			(unsigned long long)no_action);
 }
 
 void synchronize_irq(unsigned int irq)

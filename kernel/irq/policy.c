@@ -13,6 +13,7 @@
  * Layer 5, the assembly: may use every layer (docs/irq-layers.md).
  */
 #include "expect.h"
+#include "irq_codes.h"
 #include "irq_sched.h"
 
 /*
@@ -100,22 +101,31 @@ static int irq_parse_switch(const char *v, bool *on)
 	return -IRQ_EINVAL;
 }
 
-/* Set one boot-time switch. */
-static int irq_set_switch(bool *sw, const char *name, const char *v, const char *meaning)
+/* Set one boot-time switch; one left out of the build (@built false) takes "off" only. */
+static int irq_set_switch(bool *sw, const char *name, const char *v, const char *meaning, bool built)
 {
 	bool on;
 	int err = irq_parse_switch(v, &on);
 
 	if (err) {
-		irq_port_log(IRQ_LOG_ERR, "irq: %s=%.8s: not 0/1/on/off/yes/no\n", name, v);
+		IRQ_SAY0(IRQ_E_SWITCH_VALUE, IRQ_LOG_ERR, "irq: %s=%.8s: not 0/1/on/off/yes/no\n", name, v);
 		return err;
 	}
+	if (!built) {
+		if (!on)
+			return 0;  /* off is what it is */
+		IRQ_SAY0(IRQ_E_SWITCH_NOT_BUILT, IRQ_LOG_ERR, "irq: %s: not in this build (IRQ_FIXUP 0)\n", name);
+		return -IRQ_ENODEV;
+	}
 	if (__atomic_load_n(&__irq_switches.started, __ATOMIC_ACQUIRE)) {
-		irq_port_log(IRQ_LOG_ERR, "irq: %s is a boot parameter: the defences run already\n", name);
+		IRQ_SAY0(IRQ_E_SWITCH_LATE, IRQ_LOG_ERR, "irq: %s is a boot parameter: the defences run already\n", name);
 		return -IRQ_EBUSY;
 	}
 	__atomic_store_n(sw, on, __ATOMIC_RELEASE);
-	irq_port_log(IRQ_LOG_INFO, "irq: %s %s: %s\n", name, on ? "on" : "off", meaning);
+	if (IRQ_HEALTH_TEXT)
+		irq_port_log(IRQ_LOG_INFO, "irq: %s %s: %s\n", name, on ? "on" : "off", meaning);
+	else
+		irq_port_log(IRQ_LOG_INFO, "irq: %s %s\n", name, on ? "on" : "off");  /* terse: no meaning */
 	return 0;
 }
 
@@ -123,35 +133,41 @@ int irq_param_noirqdebug(const char *v, void *arg)
 {
 	(void)arg;
 	return irq_set_switch(&__irq_switches.noirqdebug, "noirqdebug", v,
-			      "no IRQ expecting, watching or flood defence");
+			      IRQ_TEXT("no IRQ expecting, watching or flood defence"), true);
 }
 
 int irq_param_irqfixup(const char *v, void *arg)
 {
 	(void)arg;
 	return irq_set_switch(&__irq_switches.irqfixup, "irqfixup", v,
-			      "unclaimed interrupts also try the handlers of other shared lines");
+			      IRQ_TEXT("unclaimed interrupts also try the handlers of other shared lines"), IRQ_FIXUP);
 }
 
 int irq_param_irqpoll(const char *v, void *arg)
 {
 	(void)arg;
 	return irq_set_switch(&__irq_switches.irqpoll, "irqpoll", v,
-			      "irqfixup, and every shared line is polled by its own timer; slows the system");
+			      IRQ_TEXT("irqfixup, and every shared line is polled by its own timer; slows the system"), IRQ_FIXUP);
 }
 
 int irq_param_policy(const char *v, void *arg)
 {
+#if IRQ_MINIMAL
+	/* One profile, a constant (policy_table.h): irqpolicy=irqkit is all there is to accept. */
+	const struct irq_policy *p = v && irq_str_equal(v, irq_policy()->name) ? irq_policy() : NULL;
+#else
 	const struct irq_policy *p = irq_policy_by_name(v);
+#endif
 
 	(void)arg;
 	if (!p) {
-		irq_port_log(IRQ_LOG_ERR, IRQ_MINIMAL ? "irq: irqpolicy=%.16s: unknown; this minimal build has irqkit only\n"
-						   : "irq: irqpolicy=%.16s: unknown; use irqkit, tejun2010 or mainline\n",
-			     v ? v : "");
+		IRQ_SAY0(IRQ_E_POLICY_UNKNOWN, IRQ_LOG_ERR, "irq: irqpolicy=%.16s: unknown; %s\n", v ? v : "",
+			 IRQ_MINIMAL ? "this minimal build has irqkit only" : "use irqkit, tejun2010 or mainline");
 		return -IRQ_EINVAL;
 	}
+#if !IRQ_MINIMAL
 	__atomic_store_n(&__irq_switches.policy, p, __ATOMIC_RELEASE);
+#endif
 	__atomic_add_fetch(&__irq_switches.gen, 1, __ATOMIC_SEQ_CST);  /* every line's next poll time may move */
 	irq_port_log(IRQ_LOG_INFO, "irq: defence profile %s\n", p->name);
 	return 0;

@@ -209,12 +209,18 @@
 #include "policy_table.h"
 
 /*
- * irq_policy - the profile in force. CONTEXT: any; a plain load.
- * RETURNS a pointer into irq_policies (never NULL).
+ * irq_policy - the profile in force. CONTEXT: any; a plain load, or in
+ * the minimal build a constant (its one profile, whose tunables the
+ * compiler then reads as immediates).
+ * RETURNS a pointer into irq_policies, or the minimal build's profile (never NULL).
  */
 static inline const struct irq_policy *irq_policy(void)
 {
+#if IRQ_MINIMAL
+	return &irq_policy_minimal;  /* the one profile: its tunables fold (policy_table.h) */
+#else
 	return __atomic_load_n(&__irq_switches.policy, __ATOMIC_ACQUIRE);
+#endif
 }
 
 /*
@@ -291,12 +297,13 @@ bool irq_tick_wanted(void);
 #define IRQ_DEF_TICK_LOOK   0x10u  /* the tick's look at verified tokens (tick_look.c) */
 #define IRQ_DEF_TRACE       0x20u  /* the event trace (trace.c) */
 #define IRQ_DEF_HEALTH_TEXT 0x40u  /* the health report in sentences (health.c); else terse */
+#define IRQ_DEF_FIXUP       0x80u  /* irqfixup and irqpoll (poll.c) */
 static inline unsigned int irq_defences_built(void)
 {
 	return (IRQ_EXPECT ? IRQ_DEF_EXPECT : 0u) | (IRQ_WATCH ? IRQ_DEF_WATCH : 0u) |
 	       (IRQ_FLOOD ? IRQ_DEF_FLOOD : 0u) | (IRQ_STORM ? IRQ_DEF_STORM : 0u) |
 	       (IRQ_TICK_LOOK ? IRQ_DEF_TICK_LOOK : 0u) | (IRQ_TRACE_BUILD ? IRQ_DEF_TRACE : 0u) |
-	       (IRQ_HEALTH_TEXT ? IRQ_DEF_HEALTH_TEXT : 0u);
+	       (IRQ_HEALTH_TEXT ? IRQ_DEF_HEALTH_TEXT : 0u) | (IRQ_FIXUP ? IRQ_DEF_FIXUP : 0u);
 }
 
 /* irq_defences_active - whether the defences run (started and not noirqdebug). CONTEXT: any. */
@@ -306,16 +313,20 @@ static inline bool irq_defences_active(void)
 	       !__atomic_load_n(&__irq_switches.noirqdebug, __ATOMIC_RELAXED);
 }
 
-/* irq_fixup_enabled / irq_poll_all_enabled - irqfixup / irqpoll in force (and active). CONTEXT: any. */
+/*
+ * irq_fixup_enabled / irq_poll_all_enabled - irqfixup / irqpoll in force (and
+ * active); a constant false with IRQ_FIXUP 0, so their code is dead. CONTEXT: any.
+ */
 static inline bool irq_fixup_enabled(void)
 {
-	return irq_defences_active() && (__atomic_load_n(&__irq_switches.irqfixup, __ATOMIC_RELAXED) ||
-					 __atomic_load_n(&__irq_switches.irqpoll, __ATOMIC_RELAXED));
+	return IRQ_FIXUP && irq_defences_active() &&
+	       (__atomic_load_n(&__irq_switches.irqfixup, __ATOMIC_RELAXED) ||
+		__atomic_load_n(&__irq_switches.irqpoll, __ATOMIC_RELAXED));
 }
 
 static inline bool irq_poll_all_enabled(void)
 {
-	return irq_defences_active() && __atomic_load_n(&__irq_switches.irqpoll, __ATOMIC_RELAXED);
+	return IRQ_FIXUP && irq_defences_active() && __atomic_load_n(&__irq_switches.irqpoll, __ATOMIC_RELAXED);
 }
 
 #endif /* IRQ_POLICY_H */

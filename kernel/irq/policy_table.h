@@ -180,8 +180,21 @@ struct irq_policy_row {
 	size_t offset;       /* of the field in struct irq_policy */
 };
 
-/* The three profiles, indexed by enum irq_policy_id. */
+#if !IRQ_MINIMAL
+/* The three profiles, indexed by enum irq_policy_id (the minimal build has no table: below). */
 extern const struct irq_policy irq_policies[IRQ_POLICY_COUNT];
+#endif
+
+#if IRQ_MINIMAL
+/*
+ * The minimal build's one profile, irqkit's, visible to every file: its
+ * irq_policy() is this constant (policy.h), so each tunable the code reads
+ * is an immediate, not a load, and what another profile would need is
+ * dead code.
+ */
+#define IRQ_POLICY_COL_IRQKIT(field, irqkit, tejun2010, mainline, what) .field = (irqkit),
+static const struct irq_policy irq_policy_minimal = { .name = "irqkit", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_IRQKIT) };
+#endif
 /* The rows, in table order; irq_policy_rows_count of them (not in the minimal build). */
 extern const struct irq_policy_row irq_policy_rows[];
 extern const size_t irq_policy_rows_count;
@@ -215,7 +228,9 @@ extern const size_t irq_policy_rows_count;
  * They are inline because the poll path asks several times per poll.
  */
 struct irq_switches {
-	const struct irq_policy *policy;  /* the profile in force (irq_policies[]) */
+#if !IRQ_MINIMAL
+	const struct irq_policy *policy;  /* the profile in force (irq_policies[]; the minimal build's is a constant) */
+#endif
 	bool started;                     /* irq_defences_start ran (since the last irq_core_init) */
 	bool noirqdebug;                  /* noirqdebug: the defences off */
 	bool irqfixup;                    /* irqfixup: unclaimed interrupts try the other shared lines */
@@ -224,10 +239,13 @@ struct irq_switches {
 };
 extern struct irq_switches __irq_switches;
 
+#if !IRQ_MINIMAL
 /*
  * irq_policy_by_name - the profile called @name ("irqkit", "tejun2010",
  * "mainline"). CONTEXT: any. RETURNS it, or NULL for an unknown name.
+ * Not in the minimal build, which has one profile and no table of them.
  */
 const struct irq_policy *irq_policy_by_name(const char *name);
+#endif
 
 #endif /* IRQ_POLICY_TABLE_H */

@@ -152,7 +152,7 @@ static uint64_t __irq_poll_want(struct irq_desc *desc, uint64_t now)
 			want = irq_poll_earliest(want, d->next_poll(desc, now));
 	if (irq_poll_all_enabled())
 		want = irq_poll_earliest(want, __irq_poll_all_deadline(desc, now));
-	if (def->misroute.active)
+	if (IRQ_FIXUP && def->misroute.active)
 		want = irq_poll_earliest(want, __irq_health_deadline(desc));
 	if (want && def->polls && want < def->last_poll_ns + IRQ_POLL_MIN_GAP_NS)
 		want = def->last_poll_ns + IRQ_POLL_MIN_GAP_NS;
@@ -428,6 +428,7 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 
+#if IRQ_FIXUP
 bool irq_fixup_try_others(struct irq_desc *desc)
 {
 	bool claimed = false;
@@ -454,6 +455,14 @@ bool irq_fixup_try_others(struct irq_desc *desc)
 		IRQ_POLL_COUNT(desc->def.fixup_rescues);
 	return claimed;
 }
+#else
+/* irqfixup left out (IRQ_FIXUP 0): irq_fixup_enabled() is false, so nobody asks; nothing claimed. */
+bool irq_fixup_try_others(struct irq_desc *desc)
+{
+	(void)desc;
+	return false;
+}
+#endif
 
 void __irq_defences_action_added(struct irq_desc *desc, struct irqaction *action)
 {
@@ -518,6 +527,7 @@ void irq_poll_timer_fn(void *arg)
 	irq_poll_timer_expired(arg);
 }
 
+#if IRQ_FIXUP
 /* irqfixup found this line's work on another line's interrupt: count it, begin the misroute episode. Lock held. */
 void __irq_health_fixup_claim(struct irq_desc *desc, unsigned int from_irq, uint64_t now)
 {
@@ -538,3 +548,4 @@ void __irq_health_fixup_claim(struct irq_desc *desc, unsigned int from_irq, uint
 		__irq_poll_reschedule(desc, now);
 	}
 }
+#endif

@@ -172,13 +172,17 @@ int irq_get_line_health(unsigned int irq, struct irq_line_health *out);
 
 /*
  * irq_get_action_health - the same for the @index-th action of line @irq.
- * RETURNS 0; -EINVAL (no such line, NULL @out); -ENOENT (past the last).
+ * Only the built defences' fields are filled (the others stay 0; watch is
+ * "off" without IRQ_WATCH).
+ * RETURNS 0; -EINVAL (no such line, NULL @out); -ENOENT (past the last);
+ * -ENODEV (neither IRQ_EXPECT nor IRQ_WATCH built: an action has no health).
  */
 int irq_get_action_health(unsigned int irq, unsigned int index, struct irq_action_health *out);
 
 /*
  * irq_health_cause_string - the IRQ_HEALTH_* bits of @causes as words
- * ("storm,lost-expect"; "" for none) in @buf of @len bytes (truncated).
+ * ("storm,lost-expect"; "" for none) in @buf of @len bytes (truncated);
+ * with IRQ_HEALTH_TEXT 0 the bits in hex ("0x5"), as the terse reports say them.
  * CONTEXT: any. RETURNS @buf (or "" for a NULL/empty buffer).
  */
 const char *irq_health_cause_string(unsigned int causes, char *buf, size_t len);

@@ -16,6 +16,8 @@
 #include "trace.h"
 #include "trace_filter.h"
 
+#if IRQ_TRACE_BUILD
+
 /* Longest driver event name, in characters. */
 #define IRQ_TRACE_TAG_MAX 23
 /* The longest line of the dump, in characters (with room to spare). */
@@ -127,8 +129,6 @@ int irq_trace_start(const char *filter)
 	uint32_t classes, lines[IRQ_TRACE_LINE_WORDS];
 	unsigned int i;
 
-	if (!IRQ_TRACE_BUILD)
-		return -IRQ_ENODEV;  /* compiled out (irq_config.h) */
 	if (irq_trace_parse_filter(filter, &classes, lines))
 		return -IRQ_EINVAL;
 	/* Off while the filter changes, so no event sees half of it. */
@@ -137,7 +137,7 @@ int irq_trace_start(const char *filter)
 		__atomic_store_n(&irq_trace_line_sel[i], (uint8_t)(lines[i / 32] >> (i % 32) & 1u), __ATOMIC_RELAXED);
 	__atomic_store_n(&irq_trace_classes, classes, __ATOMIC_RELAXED);
 	/* RELEASE: a hook that sees the switch on sees the filter (its loads are relaxed, on one CPU in order). */
-	__atomic_store_n(&irq_trace_on, IRQ_TRACE_BUILD, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&irq_trace_on, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
@@ -152,8 +152,6 @@ void irq_trace_clear(void)
 	uint8_t was = __atomic_load_n(&irq_trace_on, __ATOMIC_SEQ_CST);
 	unsigned int cpu, i;
 
-	if (!IRQ_TRACE_BUILD)
-		return;  /* compiled out: the rings were never written */
 	__atomic_store_n(&irq_trace_on, 0, __ATOMIC_SEQ_CST);
 	for (cpu = 0; cpu < IRQ_NR_CPUS; cpu++) {
 		struct irq_trace_ring *r = &irq_trace_rings[cpu];
@@ -182,8 +180,6 @@ void irq_trace_get_status(struct irq_trace_status *st)
 	unsigned int cpu, i;
 
 	*st = (struct irq_trace_status){ .on = irq_trace_enabled(), .ring_entries = IRQ_TRACE_ENTRIES };
-	if (!IRQ_TRACE_BUILD)
-		return;  /* compiled out: off, empty */
 	st->classes = __atomic_load_n(&irq_trace_classes, __ATOMIC_RELAXED);
 	for (i = 0; i < IRQ_NR_LINES; i++)
 		st->lines_selected += irq_trace_line_selected(i);
@@ -207,9 +203,6 @@ int irq_trace_param(const char *v, void *arg)
 	switch (irq_trace_start(v && *v ? v : "all")) {
 	case 0:
 		break;
-	case -IRQ_ENODEV:
-		irq_port_log(IRQ_LOG_ERR, "irq: trace=: the event trace is compiled out (IRQ_TRACE_BUILD 0)\n");
-		return -IRQ_ENODEV;
 	default:
 		irq_port_log(IRQ_LOG_ERR, "irq: trace=%.32s: bad filter; use on, or a comma list of lines and irq,chip,poll,expect,state,drv\n",
 			     v ? v : "");
@@ -226,8 +219,8 @@ unsigned int irq_trace_tag(const char *name)
 	unsigned int i, len, tag = 0;
 	unsigned long flags;
 
-	if (!IRQ_TRACE_BUILD || !name)
-		return 0;  /* (compiled out: no tag, the driver's events are not recorded anyway) */
+	if (!name)
+		return 0;
 	for (len = 0; name[len]; len++)
 		if (len == IRQ_TRACE_TAG_MAX ||
 		    !((name[len] >= 'a' && name[len] <= 'z') || (name[len] >= '0' && name[len] <= '9') || name[len] == '_'))
@@ -414,8 +407,6 @@ unsigned long irq_trace_dump(void (*out)(void *ctx, const char *line), void *ctx
 	struct irq_trace_buf b;
 	unsigned int cpu, i;
 
-	if (!IRQ_TRACE_BUILD)
-		return 0;  /* compiled out (irq_config.h): no events, nothing printed */
 	for (cpu = 0; cpu < IRQ_NR_CPUS; cpu++) {
 		used[cpu] = irq_trace_ring_used(&irq_trace_rings[cpu]);
 		total += used[cpu];
@@ -475,3 +466,69 @@ unsigned long irq_trace_dump(void (*out)(void *ctx, const char *line), void *ctx
 	out(ctx, b.s);
 	return printed;
 }
+
+#else /* !IRQ_TRACE_BUILD */
+
+/*
+ * The trace compiled out (irq_config.h): no rings, no filter, no dump, no
+ * event names. The control keeps its API and says so: irq_trace_start()
+ * and irq_trace_parse_filter() answer -IRQ_ENODEV, the status is off and
+ * empty, the dump prints nothing, no driver gets a tag (its events are not
+ * recorded), and trace= at boot says the trace is not built.
+ */
+int irq_trace_parse_filter(const char *filter, uint32_t *classes, uint32_t lines[(IRQ_NR_LINES + 31) / 32])
+{
+	(void)filter;
+	(void)lines;
+	*classes = 0;
+	return -IRQ_ENODEV;
+}
+
+int irq_trace_start(const char *filter)
+{
+	(void)filter;
+	return -IRQ_ENODEV;
+}
+
+void irq_trace_stop(void)
+{
+}
+
+void irq_trace_clear(void)
+{
+}
+
+void irq_trace_get_status(struct irq_trace_status *st)
+{
+	*st = (struct irq_trace_status){ .ring_entries = IRQ_TRACE_ENTRIES };
+}
+
+unsigned long irq_trace_dump(void (*out)(void *ctx, const char *line), void *ctx)
+{
+	(void)out;
+	(void)ctx;
+	return 0;
+}
+
+const char *irq_trace_event_name(unsigned int type)
+{
+	(void)type;
+	return "?";
+}
+
+int irq_trace_param(const char *v, void *arg)
+{
+	(void)arg;
+	if (v && v[0] == 'o' && v[1] == 'f' && v[2] == 'f' && v[3] == '\0')
+		return 0;
+	irq_port_log(IRQ_LOG_ERR, "irq: trace=: the event trace is compiled out (IRQ_TRACE_BUILD 0)\n");
+	return -IRQ_ENODEV;
+}
+
+unsigned int irq_trace_tag(const char *name)
+{
+	(void)name;
+	return 0;
+}
+
+#endif /* IRQ_TRACE_BUILD */

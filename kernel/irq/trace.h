@@ -63,7 +63,8 @@ static inline uint32_t irq_trace_id(const void *p)
  * numbers and class names irq, chip, poll, expect, state, drv) into a class
  * mask and a line bitmap (IRQ_NR_LINES bits). An empty list of lines means
  * every line, an empty list of classes every class. RETURNS 0, or
- * -IRQ_EINVAL naming nothing (the caller reports the text).
+ * -IRQ_EINVAL naming nothing (the caller reports the text), or
+ * -IRQ_ENODEV (IRQ_TRACE_BUILD 0: no filter is parsed).
  */
 int irq_trace_parse_filter(const char *filter, uint32_t *classes, uint32_t lines[(IRQ_NR_LINES + 31) / 32]);
 
@@ -101,7 +102,7 @@ void irq_trace_get_status(struct irq_trace_status *st);
  */
 unsigned long irq_trace_dump(void (*out)(void *ctx, const char *line), void *ctx);
 
-/* irq_trace_event_name - "irq_entry", ... for a record type ("?" if unknown). */
+/* irq_trace_event_name - "irq_entry", ... for a record type ("?" if unknown, and always with IRQ_TRACE_BUILD 0). */
 const char *irq_trace_event_name(unsigned int type);
 
 /* irq_trace_param - the boot parameter trace=FILTER|on|off (kernel/params.c). */

@@ -12,25 +12,24 @@
 #include "policy_table.h"
 
 /* Instantiate each column of IRQ_POLICY_TUNABLES as one profile. */
+#ifndef IRQ_POLICY_COL_IRQKIT
 #define IRQ_POLICY_COL_IRQKIT(field, irqkit, tejun2010, mainline, what) .field = (irqkit),
+#endif
 #define IRQ_POLICY_COL_TEJUN(field, irqkit, tejun2010, mainline, what) .field = (tejun2010),
 #define IRQ_POLICY_COL_MAINLINE(field, irqkit, tejun2010, mainline, what) .field = (mainline),
 #define IRQ_POLICY_ROW(field, irqkit, tejun2010, mainline, what) \
 	{ #field, what, offsetof(struct irq_policy, field) },
 
+#if !IRQ_MINIMAL
 const struct irq_policy irq_policies[IRQ_POLICY_COUNT] = {
 	[IRQ_POLICY_IRQKIT] = { .name = "irqkit", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_IRQKIT) },
-#if !IRQ_MINIMAL
 	[IRQ_POLICY_TEJUN2010] = { .name = "tejun2010", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_TEJUN) },
 	[IRQ_POLICY_MAINLINE] = { .name = "mainline", IRQ_POLICY_TUNABLES(IRQ_POLICY_COL_MAINLINE) },
-#endif
 };
 
-#if !IRQ_MINIMAL
 /* The table with its descriptions, for printing (bench, shell); the minimal build leaves the text out. */
 const struct irq_policy_row irq_policy_rows[] = { IRQ_POLICY_TUNABLES(IRQ_POLICY_ROW) };
 const size_t irq_policy_rows_count = sizeof(irq_policy_rows) / sizeof(irq_policy_rows[0]);
-#endif
 
 /* The switches: set by the boot parameters, read everywhere (policy.h's inline functions). */
 struct irq_switches __irq_switches = { .policy = &irq_policies[IRQ_POLICY_IRQKIT] };
@@ -46,6 +45,10 @@ const struct irq_policy *irq_policy_by_name(const char *name)
 			return &irq_policies[i];
 	return NULL;
 }
+#else
+/* The minimal build: one profile, a constant of policy_table.h (irq_policy() folds it); no table. */
+struct irq_switches __irq_switches;
+#endif
 
 /* Calls of init_irq_expect/watch_irq before irq_defences_start() (rate-limits the warning). */
 uint32_t irq_defences_unstarted_calls;

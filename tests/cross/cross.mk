@@ -175,7 +175,7 @@ $(eval $(call cross_variant,rv64imac,small,$(CROSS_RUN_FLAGS)))
 # today, per file and per function (nm --size-sort) of the CROSS_MX_HOLD row.
 CROSS_MX_ARCH  := cortex-m3
 CROSS_MX_OPT   := -Os
-CROSS_MX_ROWS  := full min notrace noexpect nowatch noflood nostorm notick terse three expect core runs
+CROSS_MX_ROWS  := full min notrace noexpect nowatch noflood nostorm notick nofixup terse three expect core runs
 CROSS_MX_full_BASE := full
 CROSS_MX_full_FLAGS :=
 CROSS_MX_min_BASE := full
@@ -193,12 +193,15 @@ CROSS_MX_nostorm_BASE := notrace
 CROSS_MX_nostorm_FLAGS := $(CROSS_MX_notrace_FLAGS) -DIRQ_STORM=0
 CROSS_MX_notick_BASE := notrace
 CROSS_MX_notick_FLAGS := $(CROSS_MX_notrace_FLAGS) -DIRQ_TICK_LOOK=0
+CROSS_MX_nofixup_BASE := notrace
+CROSS_MX_nofixup_FLAGS := $(CROSS_MX_notrace_FLAGS) -DIRQ_FIXUP=0
 CROSS_MX_terse_BASE := notrace
 CROSS_MX_terse_FLAGS := $(CROSS_MX_notrace_FLAGS) -DIRQ_HEALTH_TEXT=0
 # The goals' builds: the three defences (expecting, watching, the flood defence) with terse
-# reports; expecting alone; the dispatch core with no defence.
+# reports, without irqfixup and irqpoll (Linux's boot switches, no defence of the three);
+# expecting alone; the dispatch core with no defence.
 CROSS_MX_three_BASE := notrace
-CROSS_MX_three_FLAGS := $(CROSS_MX_notrace_FLAGS) -DIRQ_STORM=0 -DIRQ_TICK_LOOK=0 -DIRQ_HEALTH_TEXT=0
+CROSS_MX_three_FLAGS := $(CROSS_MX_notrace_FLAGS) -DIRQ_STORM=0 -DIRQ_TICK_LOOK=0 -DIRQ_HEALTH_TEXT=0 -DIRQ_FIXUP=0
 CROSS_MX_expect_BASE := three
 CROSS_MX_expect_FLAGS := $(CROSS_MX_three_FLAGS) -DIRQ_WATCH=0 -DIRQ_FLOOD=0
 CROSS_MX_core_BASE := expect

@@ -82,7 +82,7 @@ def _normalise(conv):
 
 def _log_calls(text):
     """The argument text of every irq_port_log( ... ) call, strings kept whole."""
-    for m in re.finditer(r"\birq_port_log\s*\(", text):
+    for m in re.finditer(r"\b(?:irq_port_log|IRQ_SAY0?)\s*\(", text):
         i, depth, in_str = m.end(), 1, False
         while depth:
             c = text[i]
@@ -272,3 +272,61 @@ def test_each_block_of_the_driver_example_compiles_against_the_core_headers(tmp_
                             "-I" + os.path.join(ROOT, "kernel", "irq", "template"), str(src)],
                            capture_output=True, text=True)
         assert p.returncode == 0, f"block {i + 1} of the driver-side example does not compile:\n{p.stderr}"
+
+
+# ---- The refusal codes (kernel/irq/irq_codes.h) -------------------------------------------------
+CODES_H = os.path.join(IRQ_DIR, "irq_codes.h")
+C_STRING = r'"((?:[^"\\]|\\.)*)"'
+
+
+def _c_text(lit):
+    """A C string literal's text as the docs show it: escapes undone, the newline dropped."""
+    return lit.replace('\\"', '"').replace("\\n", "").strip()
+
+
+def code_numbers():
+    """{IRQ_E_NAME: number} of irq_codes.h's enum."""
+    return {n: int(v) for n, v in re.findall(r"^\s*(IRQ_E_\w+)\s*=\s*(\d+)\s*,", open(CODES_H).read(), re.M)}
+
+
+def code_sentences():
+    """{IRQ_E_NAME: {sentence, ...}} as the sources give them: IRQ_SAY(code, level, irq, "..."),
+    IRQ_SAY0(code, level, "...") and a request refusal's IRQ_WHY(code, "...")."""
+    said = {}
+    for path in _irq_sources(exts=(".c",), template=False):
+        text = open(path).read()
+        for pat in (rf"\bIRQ_SAY\(\s*(IRQ_E_\w+)\s*,\s*IRQ_LOG_\w+\s*,[^,]+,\s*{C_STRING}",
+                    rf"\bIRQ_SAY0\(\s*(IRQ_E_\w+)\s*,\s*IRQ_LOG_\w+\s*,\s*{C_STRING}",
+                    rf"\bIRQ_WHY\(\s*(IRQ_E_\w+)\s*,\s*{C_STRING}"):
+            for name, lit in re.findall(pat, text):
+                said.setdefault(name, set()).add(_c_text(lit))
+    return said
+
+
+def documented_codes():
+    """{number: (IRQ_E_NAME, sentence)} of docs/porting.md's table of refusal codes."""
+    sec = _section(_porting(), "<!-- irq-codes -->", "<!-- /irq-codes -->")
+    rows = re.findall(r"^\| E(\d+) \| `(IRQ_E_\w+)` \| `(.*)` \|$", sec, re.M)
+    return {int(n): (name, text) for n, name, text in rows}
+
+
+def test_every_refusal_code_has_one_sentence_in_the_source():
+    numbers, said = code_numbers(), code_sentences()
+    assert len(numbers) >= 20, f"found only {len(numbers)} codes in irq_codes.h: the scan is broken"
+    assert len(set(numbers.values())) == len(numbers), "two refusals share a code number"
+    assert set(said) <= set(numbers), f"sources use codes irq_codes.h lacks: {sorted(set(said) - set(numbers))}"
+    assert set(numbers) <= set(said), f"codes no source says: {sorted(set(numbers) - set(said))}"
+    several = {n: s for n, s in said.items() if len(s) != 1}
+    assert not several, f"a code with more than one sentence: {several}"
+
+
+def test_the_table_of_refusal_codes_is_exactly_what_the_source_says():
+    numbers, said, table = code_numbers(), code_sentences(), documented_codes()
+    want = {numbers[n]: (n, next(iter(s))) for n, s in said.items() if n in numbers}
+    assert table, "docs/porting.md has no table of refusal codes between <!-- irq-codes --> markers"
+    missing = sorted(set(want) - set(table))
+    extra = sorted(set(table) - set(want))
+    wrong = sorted(k for k in set(want) & set(table) if want[k] != table[k])
+    assert not missing and not extra and not wrong, \
+        f"docs/porting.md's refusal codes drifted from the source: missing {missing}, not in the source {extra}, " \
+        f"different {[(k, table[k], want[k]) for k in wrong]}"

@@ -474,6 +474,43 @@ static void a_device_losing_half_its_interrupts_is_reported_and_keeps_working(vo
 }
 
 /*
+ * The same device: the end-of-boot health report lists its line, in words
+ * or, in a terse build (IRQ_HEALTH_TEXT 0), as numbers: the line, its
+ * cause bits, and the count of lines listed over lines with handlers. The
+ * terse report reads the line's state itself, not the readers' structs
+ * (health.c), so this is built into every build that has expecting.
+ */
+static void the_health_report_lists_a_line_losing_its_interrupts(void **state)
+{
+	const struct irq_policy *p;
+	struct sim_dev d = disk();
+	char want[48];
+
+	p = sim_case_start(state, NULL);
+	d.loss_ppm = SIM_PPM / 2;
+	d.seed = 5;
+	d.start_in_handler = true;
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_dev_attach(&d), 0);
+	sim_dev_start(&d, 0);
+	sim_run_for(20 * SIM_S);
+	if (!p->expect_on) {
+		assert_int_equal(irq_health_report(), 0);
+		sim_dev_detach(&d);
+		return;
+	}
+	assert_int_equal(irq_health_report(), 1);
+	if (IRQ_HEALTH_TEXT) {
+		assert_true(irq_host_log_contains_all("irq health: line 5 on polling", "lost-while-expecting"));
+	} else {
+		snprintf(want, sizeof(want), "irq health: %u 0x%x ", LINE, IRQ_HEALTH_LOST_EXPECT);
+		assert_true(irq_host_log_contains(want));
+		assert_true(irq_host_log_contains("irq health: 1/1 1"));
+	}
+	sim_dev_detach(&d);
+}
+
+/*
  * The last completion before free_irq was found by polling and no
  * interrupt followed: its pending verdict is taken at free_irq (lost), so a
  * driver that stops right after a lost interrupt still gets it reported.
@@ -1418,6 +1455,7 @@ int main(void)
 		SIM_CASES_PER_PROFILE(a_device_whose_interrupts_are_all_lost_keeps_working_at_the_profiles_speed),
 		SIM_NEEDS_TEXT(SIM_CASES_PER_PROFILE(a_poll_that_beats_a_late_interrupt_is_judged_as_the_profile_says))
 		SIM_NEEDS_TEXT(SIM_CASES_PER_PROFILE(a_device_losing_half_its_interrupts_is_reported_and_keeps_working))
+		SIM_CASES_PER_PROFILE(the_health_report_lists_a_line_losing_its_interrupts),
 		SIM_NEEDS_TEXT(SIM_CASES_PER_PROFILE(a_verdict_still_pending_at_free_irq_is_taken_then))
 		SIM_NEEDS_TICK(SIM_CASES_PER_PROFILE(a_verified_token_finds_the_first_lost_interrupt_at_its_safety_poll))
 		SIM_CASE(without_a_tick_the_first_lost_interrupt_waits_at_most_a_recheck),

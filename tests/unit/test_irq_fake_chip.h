@@ -11,15 +11,32 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <irq/episode.h>
 #include <irq/expect.h>
 #include <irq/flood.h>
+#include <irq/irq_codes.h>
 #include <irq/stall.h>
 #include <irq/storm.h>
 #include <irq/tick_set.h>
 #include <irq/watch.h>
 #include <irq_port_host.h>
+
+/*
+ * fake_refused - whether the core logged refusal @code (kernel/irq/irq_codes.h)
+ * of line @irq: with IRQ_HEALTH_TEXT one message containing @a and, unless
+ * NULL, @b; in a terse build (IRQ_HEALTH_TEXT 0) "irq: E<code> line <irq>".
+ */
+static inline bool fake_refused(unsigned int code, unsigned int irq, const char *a, const char *b)
+{
+	char said[40];
+
+	if (IRQ_HEALTH_TEXT)
+		return b ? irq_host_log_contains_all(a, b) : irq_host_log_contains(a);
+	snprintf(said, sizeof(said), "irq: E%u line %u\n", code, irq);
+	return irq_host_log_contains(said);
+}
 
 /* The fakes: all operations but mask_ack; with mask_ack; without set_type. */
 extern const struct irq_chip fake_chip;
