@@ -189,13 +189,53 @@ static void irq_flood_quick_set(struct irq_desc *desc, const struct irq_policy *
 }
 
 /*
+ * irq_flood_account_full - the full accounting of an interrupt at @now:
+ * the segment, the storm window and their judgements. Out of line, so
+ * that the quick path in note_interrupt() keeps few registers and a small
+ * frame. CONTEXT: the owner of the run, lock not held.
+ */
+static __attribute__((noinline)) void irq_flood_account_full(struct irq_desc *desc, bool claimed, uint64_t now)
+{
+	struct irq_flood_segment *seg = &desc->def.seg;
+	const struct irq_policy *p = irq_policy();
+
+	if (!claimed && !(irq_fixup_enabled() && irq_fixup_try_others(desc))) {
+		/* Mainline: an unclaimed interrupt long after the last one starts the count again. */
+		if (p->spr_unhandled_gap_ns && seg->unhandled &&
+		    now - seg->last_unhandled_ns > p->spr_unhandled_gap_ns)
+			seg->unhandled = 0;
+		seg->unhandled++;
+		seg->last_unhandled_ns = now;
+	}
+#if IRQ_STORM
+	if (p->storm_max_claimed) {
+		/* Maybe far too many (storms: claimed, or mixed with unclaimed ones). */
+		irq_storm_account(desc, p, claimed, now);
+	} else
+#endif
+	{
+		/* No storm defence: the window counts from here, should a profile with one come. */
+		desc->def.storm_win_start_ns = now;
+		desc->def.storm_win_irqs = 0;
+		desc->def.storm_win_claimed = 0;
+	}
+	if (seg->samples++ == 0)
+		seg->start_ns = now;
+	if (seg->samples < p->spr_segment_samples &&
+	    !(p->spr_judge_on_time && now - seg->start_ns >= p->spr_segment_ns)) {
+		irq_flood_quick_set(desc, p);
+		return;
+	}
+	irq_flood_judge(desc, p, now);
+}
+
+/*
  * irq_flood_account - one interrupt (not a poll) ran the handlers: count
  * it into the segment and judge the segment when it is complete.
  * CONTEXT: the owner of the run, lock not held.
  */
-static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
+static inline void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 {
-	const struct irq_policy *p;
 	struct irq_flood_segment *seg = &desc->def.seg;
 	bool claimed = ret == IRQ_HANDLED;
 	uint64_t now;
@@ -246,10 +286,9 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 		 * (acquire: pairs with that store, as irq_storm_cpu_look's load
 		 * does).
 		 */
-		if (IRQ_STORM && seg->quick_timing &&
-		    __atomic_load_n(&def->storm_cpu_state, __ATOMIC_ACQUIRE) != IRQ_STORM_CPU_TIMING)
-			goto full;
-		if (now < seg->quick_storm_until_ns && def->storm_win_irqs < seg->quick_claimed) {
+		if (now < seg->quick_storm_until_ns && def->storm_win_irqs < seg->quick_claimed &&
+		    !(IRQ_STORM && seg->quick_timing &&
+		      __atomic_load_n(&def->storm_cpu_state, __ATOMIC_ACQUIRE) != IRQ_STORM_CPU_TIMING)) {
 			seg->samples++;
 			def->storm_win_irqs++;
 			def->storm_win_claimed += claimed;
@@ -261,36 +300,7 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 			return;
 		}
 	}
-full:
-	p = irq_policy();
-	if (!claimed && !(irq_fixup_enabled() && irq_fixup_try_others(desc))) {
-		/* Mainline: an unclaimed interrupt long after the last one starts the count again. */
-		if (p->spr_unhandled_gap_ns && seg->unhandled &&
-		    now - seg->last_unhandled_ns > p->spr_unhandled_gap_ns)
-			seg->unhandled = 0;
-		seg->unhandled++;
-		seg->last_unhandled_ns = now;
-	}
-#if IRQ_STORM
-	if (p->storm_max_claimed) {
-		/* Maybe far too many (storms: claimed, or mixed with unclaimed ones). */
-		irq_storm_account(desc, p, claimed, now);
-	} else
-#endif
-	{
-		/* No storm defence: the window counts from here, should a profile with one come. */
-		desc->def.storm_win_start_ns = now;
-		desc->def.storm_win_irqs = 0;
-		desc->def.storm_win_claimed = 0;
-	}
-	if (seg->samples++ == 0)
-		seg->start_ns = now;
-	if (seg->samples < p->spr_segment_samples &&
-	    !(p->spr_judge_on_time && now - seg->start_ns >= p->spr_segment_ns)) {
-		irq_flood_quick_set(desc, p);
-		return;
-	}
-	irq_flood_judge(desc, p, now);
+	irq_flood_account_full(desc, claimed, now);
 }
 #else /* !(IRQ_FLOOD || IRQ_STORM) */
 static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
