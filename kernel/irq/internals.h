@@ -197,7 +197,6 @@ struct irq_flood_segment {
 	uint32_t quick_claimed_fresh; /* the same for a window the quick path starts (the CPU-time test not begun) */
 	uint32_t quick_gen;          /* __irq_switches.gen they were worked out at (a profile change redoes them) */
 	bool quick_unclaimed;        /* an unclaimed interrupt may take the quick path too (no irqfixup, no gap rule) */
-	bool quick_timing;           /* the CPU-time test was timing runs: the quick path counts only while it still is */
 };
 
 /*

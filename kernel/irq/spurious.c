@@ -180,7 +180,6 @@ static void irq_flood_quick_set(struct irq_desc *desc, const struct irq_policy *
 	 * change bumps it).
 	 */
 	seg->quick_unclaimed = !p->spr_unhandled_gap_ns && !irq_fixup_enabled();
-	seg->quick_timing = false;  /* irq_storm_quick_limits sets it while the CPU-time test times runs */
 #if IRQ_STORM
 	if (p->storm_max_claimed && p->storm_cpu_pct)
 		irq_storm_quick_limits(desc, p);  /* storm.c */
@@ -278,17 +277,7 @@ static inline void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 			irq_storm_window_quick(desc);
 			seg->quick_claimed = seg->quick_claimed_fresh;
 		}
-		/*
-		 * The CPU-time test was timing runs at the last full accounting:
-		 * count only while it still is. The stand-in's answer (state
-		 * KNOWN, release store after the limit) is then the full path's
-		 * to look at, at the interrupt where the full path would look
-		 * (acquire: pairs with that store, as irq_storm_cpu_look's load
-		 * does).
-		 */
-		if (now < seg->quick_storm_until_ns && def->storm_win_irqs < seg->quick_claimed &&
-		    !(IRQ_STORM && seg->quick_timing &&
-		      __atomic_load_n(&def->storm_cpu_state, __ATOMIC_ACQUIRE) != IRQ_STORM_CPU_TIMING)) {
+		if (now < seg->quick_storm_until_ns && def->storm_win_irqs < seg->quick_claimed) {
 			seg->samples++;
 			def->storm_win_irqs++;
 			def->storm_win_claimed += claimed;

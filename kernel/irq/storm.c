@@ -182,18 +182,8 @@ static uint32_t irq_storm_cpu_look_at(struct irq_desc *desc, const struct irq_po
 
 		return limit ? limit - 1 : UINT32_MAX;  /* the quick path counts below it: the full path sees the limit */
 	}
-	if (state == IRQ_STORM_CPU_TIMING) {
-		/*
-		 * While the stand-in times runs the full path only counts
-		 * (irq_storm_cpu_look): so may the quick path, until the answer
-		 * is in, which it sees by the state (quick_timing, spurious.c).
-		 * So the runs timed are the quick path's, as the line's runs
-		 * are (issue 28: they were all full accountings, and a storm of
-		 * duplicates at 20,000 a period was judged by that cost).
-		 */
-		def->seg.quick_timing = true;
-		return UINT32_MAX;
-	}
+	if (state == IRQ_STORM_CPU_TIMING)
+		return 0;  /* every interrupt to the full path until the stand-in's answer is in (a few runs) */
 	/*
 	 * The full path looks at the interrupt that brings the window's count
 	 * to storm_cpu_after_irqs (irq_storm_cpu_look); the quick path counts
