@@ -188,53 +188,13 @@ static void irq_flood_quick_set(struct irq_desc *desc, const struct irq_policy *
 }
 
 /*
- * irq_flood_account_full - the full accounting of an interrupt at @now:
- * the segment, the storm window and their judgements. Out of line, so
- * that the quick path in note_interrupt() keeps few registers and a small
- * frame. CONTEXT: the owner of the run, lock not held.
- */
-static __attribute__((noinline)) void irq_flood_account_full(struct irq_desc *desc, bool claimed, uint64_t now)
-{
-	struct irq_flood_segment *seg = &desc->def.seg;
-	const struct irq_policy *p = irq_policy();
-
-	if (!claimed && !(irq_fixup_enabled() && irq_fixup_try_others(desc))) {
-		/* Mainline: an unclaimed interrupt long after the last one starts the count again. */
-		if (p->spr_unhandled_gap_ns && seg->unhandled &&
-		    now - seg->last_unhandled_ns > p->spr_unhandled_gap_ns)
-			seg->unhandled = 0;
-		seg->unhandled++;
-		seg->last_unhandled_ns = now;
-	}
-#if IRQ_STORM
-	if (p->storm_max_claimed) {
-		/* Maybe far too many (storms: claimed, or mixed with unclaimed ones). */
-		irq_storm_account(desc, p, claimed, now);
-	} else
-#endif
-	{
-		/* No storm defence: the window counts from here, should a profile with one come. */
-		desc->def.storm_win_start_ns = now;
-		desc->def.storm_win_irqs = 0;
-		desc->def.storm_win_claimed = 0;
-	}
-	if (seg->samples++ == 0)
-		seg->start_ns = now;
-	if (seg->samples < p->spr_segment_samples &&
-	    !(p->spr_judge_on_time && now - seg->start_ns >= p->spr_segment_ns)) {
-		irq_flood_quick_set(desc, p);
-		return;
-	}
-	irq_flood_judge(desc, p, now);
-}
-
-/*
  * irq_flood_account - one interrupt (not a poll) ran the handlers: count
  * it into the segment and judge the segment when it is complete.
  * CONTEXT: the owner of the run, lock not held.
  */
-static inline void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
+static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 {
+	const struct irq_policy *p;
 	struct irq_flood_segment *seg = &desc->def.seg;
 	bool claimed = ret == IRQ_HANDLED;
 	uint64_t now;
@@ -264,12 +224,22 @@ static inline void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 	 * run alone reads and writes them (the CPU-time test's state, which
 	 * the stand-in writes, is read relaxed by irq_storm_window_quick).
 	 */
-	if ((claimed || seg->quick_unclaimed) && now < seg->quick_until_ns && seg->samples + 1 < seg->quick_samples &&
+	/*
+	 * The window's count is tested first: while the CPU-time test times
+	 * runs its limit is 0, and those runs (the full path's) must cost no
+	 * more than they did before unclaimed interrupts had a quick path.
+	 * A window that ended with its count at the limit goes to the full
+	 * path, which starts the next one as the quick path would have.
+	 */
+	if ((claimed || seg->quick_unclaimed) && desc->def.storm_win_irqs < seg->quick_claimed &&
+	    now < seg->quick_until_ns && seg->samples + 1 < seg->quick_samples &&
 	    seg->quick_gen == __atomic_load_n(&__irq_switches.gen, __ATOMIC_RELAXED)) {
 		struct irq_defence_line *def = &desc->def;
 
 		/* The storm window is over: this interrupt starts the next, as irq_storm_account would. */
-		if (IRQ_STORM && now >= seg->quick_storm_until_ns && seg->quick_window_ns) {
+		if (IRQ_STORM && now >= seg->quick_storm_until_ns) {
+			if (!seg->quick_window_ns)
+				goto full;
 			def->storm_win_start_ns = now;
 			def->storm_win_irqs = 0;
 			def->storm_win_claimed = 0;
@@ -277,7 +247,7 @@ static inline void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 			irq_storm_window_quick(desc);
 			seg->quick_claimed = seg->quick_claimed_fresh;
 		}
-		if (now < seg->quick_storm_until_ns && def->storm_win_irqs < seg->quick_claimed) {
+		if (def->storm_win_irqs < seg->quick_claimed) {
 			seg->samples++;
 			def->storm_win_irqs++;
 			def->storm_win_claimed += claimed;
@@ -289,7 +259,36 @@ static inline void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 			return;
 		}
 	}
-	irq_flood_account_full(desc, claimed, now);
+full:
+	p = irq_policy();
+	if (!claimed && !(irq_fixup_enabled() && irq_fixup_try_others(desc))) {
+		/* Mainline: an unclaimed interrupt long after the last one starts the count again. */
+		if (p->spr_unhandled_gap_ns && seg->unhandled &&
+		    now - seg->last_unhandled_ns > p->spr_unhandled_gap_ns)
+			seg->unhandled = 0;
+		seg->unhandled++;
+		seg->last_unhandled_ns = now;
+	}
+#if IRQ_STORM
+	if (p->storm_max_claimed) {
+		/* Maybe far too many (storms: claimed, or mixed with unclaimed ones). */
+		irq_storm_account(desc, p, claimed, now);
+	} else
+#endif
+	{
+		/* No storm defence: the window counts from here, should a profile with one come. */
+		desc->def.storm_win_start_ns = now;
+		desc->def.storm_win_irqs = 0;
+		desc->def.storm_win_claimed = 0;
+	}
+	if (seg->samples++ == 0)
+		seg->start_ns = now;
+	if (seg->samples < p->spr_segment_samples &&
+	    !(p->spr_judge_on_time && now - seg->start_ns >= p->spr_segment_ns)) {
+		irq_flood_quick_set(desc, p);
+		return;
+	}
+	irq_flood_judge(desc, p, now);
 }
 #else /* !(IRQ_FLOOD || IRQ_STORM) */
 static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
