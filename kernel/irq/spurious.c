@@ -238,7 +238,8 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 
 		/* The storm window is over: this interrupt starts the next, as irq_storm_account would. */
 		if (IRQ_STORM && now >= seg->quick_storm_until_ns) {
-			if (!seg->quick_window_ns)
+			/* The next window's count (0) must be below its limit too. */
+			if (!seg->quick_window_ns || !seg->quick_claimed_fresh)
 				goto full;
 			def->storm_win_start_ns = now;
 			def->storm_win_irqs = 0;
@@ -247,17 +248,16 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 			irq_storm_window_quick(desc);
 			seg->quick_claimed = seg->quick_claimed_fresh;
 		}
-		if (def->storm_win_irqs < seg->quick_claimed) {
-			seg->samples++;
-			def->storm_win_irqs++;
-			def->storm_win_claimed += claimed;
-			if (!claimed) {
-				seg->unhandled++;
-				seg->last_unhandled_ns = now;
-				IRQ_POLL_COUNT(def->quick_unclaimed_counts);
-			}
-			return;
+		seg->samples++;
+		def->storm_win_irqs++;
+		if (claimed) {
+			def->storm_win_claimed++;
+		} else {
+			seg->unhandled++;
+			seg->last_unhandled_ns = now;
+			IRQ_POLL_COUNT(def->quick_unclaimed_counts);
 		}
+		return;
 	}
 full:
 	p = irq_policy();
