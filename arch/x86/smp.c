@@ -699,18 +699,30 @@ SELFTEST(smp, call_function_runs_on_each_cpu_and_waits)
 		  "a CPU that is not online was called");
 }
 
-/* A work that needs interrupts: it halts until its CPU's own timer has ticked twice. */
+/*
+ * A work that needs interrupts: it halts until its CPU's own timer has
+ * ticked twice. It first waits for @go, so that the test's second queue
+ * of the same work finds it still running whatever the host does to the
+ * queuing vCPU meanwhile (a vCPU kept off its host CPU for longer than two
+ * ticks saw the work already done, beside two busy loops).
+ */
 struct st_work_result {
 	unsigned int cpu;
 	bool irqs_on;
+	uint32_t go;        /* set by the test (release) once it has queued the work twice */
 	uint64_t ticks_before, ticks_after;
 };
 
 static int st_wait_for_ticks(void *arg)
 {
 	struct st_work_result *r = arg;
-	uint64_t end = tsc_ns() + 200 * NS_PER_MS;   /* bounded: 2 ticks at hz=10 */
+	uint64_t go_end = tsc_ns() + 1000 * NS_PER_MS;  /* bounded: the test sets it at once */
+	uint64_t end;
 
+	/* Acquire: pairs with the test's release store of go (nothing else is read through it). */
+	while (!__atomic_load_n(&r->go, __ATOMIC_ACQUIRE) && tsc_ns() < go_end)
+		cpu_relax();
+	end = tsc_ns() + 200 * NS_PER_MS;   /* bounded: 2 ticks at hz=10 */
 	r->cpu = smp_processor_id();
 	r->irqs_on = (cpu_read_eflags() & X86_EFLAGS_IF) != 0;
 	r->ticks_before = this_cpu()->ticks;
@@ -743,6 +755,7 @@ SELFTEST(smp, cpu_work_runs_in_thread_context_on_its_cpu)
 		if (err)
 			continue;
 		ST_EXPECT(t, cpu_work_queue(c, &w) == -EBUSY, "the same work queued twice on CPU %u", c);
+		__atomic_store_n(&r.go, 1, __ATOMIC_RELEASE);   /* the work may run on (st_wait_for_ticks) */
 		err = cpu_work_wait(&w, 2000);
 		ST_EXPECT(t, err == 0 && w.result == 7, "CPU %u: wait %d, result %d", c, err, w.result);
 		ST_EXPECT(t, r.cpu == c && r.irqs_on, "ran on CPU %u (wanted %u), interrupts %s", r.cpu, c,
