@@ -9,13 +9,15 @@
  * every case is skipped. tests/qemu/test_msi.py runs them on q35.
  *
  * A message is judged by evidence that the CPU it goes to ran, not by host
- * time (issue 28): the wait for it ends when it came, or when that CPU has
- * finished kernel/irq's stall_ran_irqs interrupts since the raise (its
- * tick guarantees it finishes some whenever it runs) - a message that did
- * not come while its CPU demonstrably ran is missing - or after a liveness
- * limit in which the CPU did not run at all, a failure of its own kind ("did
- * not run"). A vCPU its host keeps off for a while only makes the wait
- * longer.
+ * time (issue 28): the wait for it ends when it came, or when that CPU
+ * demonstrably ran without it - another CPU has finished kernel/irq's
+ * stall_ran_irqs interrupts since the raise (its tick makes it finish some
+ * whenever it runs); the waiting CPU itself has run MSG_SELF_RAN_MS of its
+ * own steps with interrupts on (its tick may be stopped, so its count is
+ * no evidence; a pending message is taken at once there) - a message that
+ * did not come then is missing; or after a liveness limit in which the CPU
+ * did not run, a failure of its own kind ("did not run"). A vCPU its host
+ * keeps off for a while only makes the wait longer.
  */
 #include <stdint.h>
 #include <asm/cpu.h>
@@ -58,6 +60,11 @@ enum {
 	MSG_ALIVE_MS = 10000,
 	/* An unwanted message is watched for at least this long (ms), and until its CPU ran as above. */
 	MSG_QUIET_MS = 20,
+	/* The waiting CPU's own evidence: it ran this long (ms) with interrupts on, counted in steps
+	 * of its wait loop ... */
+	MSG_SELF_RAN_MS = 20,
+	/* ... of at most this (us): a longer step is time it was kept off, not counted. */
+	MSG_SELF_STEP_US = 1000,
 };
 
 static volatile uint32_t hits;
@@ -79,9 +86,10 @@ static irqreturn_t nic_handler(unsigned int irq, void *dev_id)
 /* What a wait for a message saw. */
 struct msg_wait {
 	unsigned int cpu;       /* the CPU the message goes to */
+	bool self;              /* it is the waiting CPU: @need, @done are ms of its own running */
 	bool came;              /* the handler counted it */
-	bool ran;               /* else: the CPU finished @need interrupts without it (it ran) */
-	uint32_t need, done;    /* interrupts needed / finished by that CPU since the raise */
+	bool ran;               /* else: the CPU demonstrably ran without it */
+	uint32_t need, done;    /* interrupts needed / finished by that CPU since the raise (or ms) */
 	uint32_t ms;            /* host ms the wait took */
 };
 
@@ -96,26 +104,37 @@ static uint32_t ran_irqs_needed(void)
 /*
  * wait_msg - wait, just after a raise, for a message (hits above @above) to
  * CPU @cpu (0 for a line not moved: arch/x86 routes device interrupts
- * there): until it came, or (not before @min_ms) until @cpu has finished
- * ran_irqs_needed() interrupts since this call without it, or until
- * MSG_ALIVE_MS passed without that (the CPU did not run). Ordering: the
- * CPU's progress count is read first (acquire, pairing with the release in
- * smp_irq_exit() after the handlers), then hits, so a wait that sees the
- * count moved sees the message if one of those interrupts took it.
+ * there): until it came, or (not before @min_ms) until @cpu ran without it
+ * - another CPU finished ran_irqs_needed() interrupts since this call; the
+ * waiting CPU itself ran MSG_SELF_RAN_MS (at least @min_ms) of its own
+ * loop's steps with interrupts on - or until MSG_ALIVE_MS passed without
+ * that (the CPU did not run). Ordering: the CPU's progress count is read
+ * first (acquire, pairing with the release in smp_irq_exit() after the
+ * handlers), then hits, so a wait that sees the count moved sees the
+ * message if one of those interrupts took it; on the waiting CPU the
+ * message's interrupt comes between two steps, before the next look at hits.
  * RETURNS @w->came.
  */
 static bool wait_msg(uint32_t above, unsigned int cpu, uint32_t min_ms, struct msg_wait *w)
 {
 	uint32_t p0 = irq_port_cpu_progress(cpu);
-	uint64_t t0 = tsc_ns(), el;
+	uint64_t t0 = tsc_ns(), el, prev = t0, run = 0, now;
 
 	w->cpu = cpu;
-	w->need = ran_irqs_needed();
+	/* The waiting CPU with interrupts off is judged by its count, as another CPU is. */
+	w->self = cpu == smp_processor_id() && (cpu_read_eflags() & X86_EFLAGS_IF);
+	w->need = w->self ? (min_ms > MSG_SELF_RAN_MS ? min_ms : MSG_SELF_RAN_MS) : ran_irqs_needed();
 	w->came = w->ran = false;
 	for (;;) {
 		uint32_t done = irq_port_cpu_progress(cpu) - p0;  /* a count that wraps: by difference */
 
-		el = tsc_ns() - t0;
+		now = tsc_ns();
+		el = now - t0;
+		if (now - prev <= MSG_SELF_STEP_US * NSEC_PER_USEC)
+			run += now - prev;   /* a step of its own: the waiting CPU ran (interrupts on) */
+		prev = now;
+		if (w->self)
+			done = (uint32_t)(run / NSEC_PER_MSEC);
 		w->done = done;
 		w->ms = (uint32_t)(el / NSEC_PER_MSEC);
 		if (__atomic_load_n(&hits, __ATOMIC_ACQUIRE) > above) {
@@ -134,14 +153,16 @@ static bool wait_msg(uint32_t above, unsigned int cpu, uint32_t min_ms, struct m
 
 /* ST_EXPECT_MSG / ST_EXPECT_QUIET - a message came (none came) while its CPU ran; each failure
  * says which it was: a CPU that ran without the message (with it), or one that did not run. */
+#define MSG_FIGURES "(CPU %u %s %u %s in %u ms, %u needed; hits %u)"
+#define MSG_FIGURE_ARGS(w) (w)->cpu, (w)->self ? "(the waiting one) ran" : "finished", (w)->done, \
+	(w)->self ? "ms of its own steps" : "interrupts", (w)->ms, (w)->need, hits
 #define ST_EXPECT_MSG(t, w, what)                                                                            \
-	ST_EXPECT(t, (w)->came, "%s: %s (CPU %u finished %u interrupts in %u ms, %u needed; hits %u)", what,    \
-		  (w)->ran ? "no message while its CPU ran" : "CPU did not run: message not judged", (w)->cpu,    \
-		  (w)->done, (w)->ms, (w)->need, hits)
+	ST_EXPECT(t, (w)->came, "%s: %s " MSG_FIGURES, what,                                                   \
+		  (w)->ran ? "no message while its CPU ran" : "CPU did not run: message not judged",              \
+		  MSG_FIGURE_ARGS(w))
 #define ST_EXPECT_QUIET(t, w, what)                                                                          \
-	ST_EXPECT(t, !(w)->came && (w)->ran, "%s: %s (CPU %u finished %u interrupts in %u ms, %u needed; hits %u)", \
-		  what, (w)->came ? "a message came" : "CPU did not run: quiet not judged", (w)->cpu, (w)->done,  \
-		  (w)->ms, (w)->need, hits)
+	ST_EXPECT(t, !(w)->came && (w)->ran, "%s: %s " MSG_FIGURES, what,                                      \
+		  (w)->came ? "a message came" : "CPU did not run: quiet not judged", MSG_FIGURE_ARGS(w))
 
 /* setup - the NIC with one MSI vector requested. RETURNS its line, or -1 (skipped / failed). */
 static int setup(struct selftest_ctx *t, struct pci_dev **out)
