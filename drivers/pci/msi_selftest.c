@@ -323,7 +323,14 @@ SELFTEST(msi, fault_msi_misvector_lands_on_a_vector_nobody_owns)
 	raise_cause();
 	wait_msg(h0, 0, MSG_QUIET_MS, &w);
 	ST_EXPECT_QUIET(t, &w, "misvectored (the handler must not run)");
-	ST_EXPECT(t, x86_unexpected_vectors() == u0 + 1, "unowned vector count %u -> %u", u0, x86_unexpected_vectors());
+	/*
+	 * At least one: the handler does not run, so nobody reads ICR, and
+	 * QEMU's e1000e may send the cause it still holds again while the
+	 * quiet window lasts (seen beside busy loops: 0 -> 3, 0 -> 34). A
+	 * fault that did not redirect the message has 0 here and the handler
+	 * run above.
+	 */
+	ST_EXPECT(t, x86_unexpected_vectors() >= u0 + 1, "unowned vector count %u -> %u", u0, x86_unexpected_vectors());
 	ST_EXPECT(t, pci_msi_diagnose(d, 0, why, sizeof(why)) == 1 && contains(why, "nobody owns"), "diagnosis: %s", why);
 	(void)mmio_read32(regs + E1000E_ICR);
 	fault_clear("msi-misvector");
