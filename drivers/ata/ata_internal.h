@@ -57,6 +57,12 @@
 enum ata_tunables {
 	/* How long a phase waits for its interrupt before the driver checks the device (ms). */
 	ATA_IRQ_WAIT_MS = 250,
+	/*
+	 * From this far into a phase's wait on, the waiter looks at the line's
+	 * CPU at least this often (irq_expect_cpu_ran): a time-out calls the
+	 * interrupt lost only if that CPU also ran lately (kernel/irq/stall.c) (ms).
+	 */
+	ATA_CPU_LOOK_MS = 10,
 	/* How long a device may stay busy in one phase of a command before it is reset (ms). */
 	ATA_BUSY_TIMEOUT_MS = 10000,
 	/* The same for FLUSH CACHE (EXT), which may write back the whole cache (ms, ATA8-ACS). */
