@@ -489,8 +489,10 @@ static void wait_done(struct ata_channel *ch, struct ata_cmd *cmd)
 		if (ch->expecting && waited >= cpu_look_ns) {
 			/* A long wait: look at the line's CPU now and then, so that the
 			 * time-out can tell a CPU that stopped lately from one that ran
-			 * (irq_expect_cpu_ran's looks: kernel/irq/stall.c). */
-			(void)ata_hw_cpu_ran(ch);
+			 * (irq_expect_cpu_ran's looks: kernel/irq/stall.c). Not
+			 * ata_hw_cpu_ran: that one is the verdict, asked once per
+			 * phase completed here (recover_lost). */
+			ata_hw_cpu_look(ch);
 			if (deadline > now + cpu_look_ns)
 				deadline = now + cpu_look_ns;
 		}

@@ -275,6 +275,7 @@ bool ata_hw_expect_init(struct ata_channel *ch);   /* get ch->expect; false: no 
 void ata_hw_expect(struct ata_channel *ch);
 void ata_hw_unexpect(struct ata_channel *ch, bool timedout);
 bool ata_hw_cpu_ran(struct ata_channel *ch);      /* the line's CPU ran since the expect (irq_expect_cpu_ran) */
+void ata_hw_cpu_look(struct ata_channel *ch);     /* a look at it during a long wait (irq_expect_cpu_ran's looks) */
 /* The fault ata-race (ata_race.c): aim a poll at @ch's phase just opened; learn from a claim by interrupt; print. */
 void ata_race_aim(struct ata_channel *ch);
 void ata_fault_cpustall(void);  /* ata-cpustall: stop CPU 1 before an ATA phase or AHCI command (ata_fault.c) */
