@@ -292,6 +292,7 @@ static void recover_lost(struct ahci_port *p, struct ahci_cmd *cmd)
 static void wait_done(struct ahci_port *p, struct ahci_cmd *cmd, uint64_t start_ns)
 {
 	const uint64_t wait_ns = (uint64_t)AHCI_IRQ_WAIT_MS * NS_PER_MS;
+	const uint64_t cpu_look_ns = (uint64_t)AHCI_CPU_LOOK_MS * NS_PER_MS;
 	const uint64_t limit_ns = (uint64_t)timeout_ms(cmd) * NS_PER_MS;
 	unsigned long flags = ahci_lock(p->host);
 	uint64_t passes = 0;
@@ -316,6 +317,14 @@ static void wait_done(struct ahci_port *p, struct ahci_cmd *cmd, uint64_t start_
 			deadline = now + wait_ns;        /* still running: look again later */
 		} else {
 			deadline = p->issue_ns + wait_ns;
+		}
+		if (p->expecting && now - p->issue_ns >= cpu_look_ns) {
+			/* A long wait: look at the line's CPU now and then, so that the
+			 * time-out can tell a CPU that stopped lately from one that ran
+			 * (irq_expect_cpu_ran's looks: kernel/irq/stall.c). */
+			(void)irq_expect_cpu_ran(p->expect);
+			if (deadline > now + cpu_look_ns)
+				deadline = now + cpu_look_ns;
 		}
 		if (deadline > start_ns + limit_ns)
 			deadline = start_ns + limit_ns;

@@ -53,6 +53,12 @@ struct pci_dev;
 enum ahci_tunables {
 	/* How long a command waits for its interrupt before the driver reads PxCI itself (ms). */
 	AHCI_IRQ_WAIT_MS = 250,
+	/*
+	 * From this far into a command's wait on, the waiter looks at the line's
+	 * CPU at least this often (irq_expect_cpu_ran): a time-out calls the
+	 * interrupt lost only if that CPU also ran lately (kernel/irq/stall.c) (ms).
+	 */
+	AHCI_CPU_LOOK_MS = 10,
 	/* How long a command may stay in PxCI before it is given up and the port reset (ms). */
 	AHCI_CMD_TIMEOUT_MS = 10000,
 	/* The same for FLUSH CACHE (EXT), which may write a whole cache back (ms, ATA8-ACS). */
