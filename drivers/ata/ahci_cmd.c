@@ -153,7 +153,18 @@ static bool service_port(struct ahci_port *p)
 		p->stats.strays++;
 		return true;
 	}
+	ahci_isgap(p);
 	ci = ahci_port_read(p, AHCI_PxCI);
+	/*
+	 * PxIS was read before PxCI: a command that completed between the two reads
+	 * shows PxCI clear with its status not seen (QEMU clears the slot and posts
+	 * DHRS in one step, between any two register reads; the host descheduling the
+	 * vCPU between them makes it likely). Read PxIS again, or that status stays
+	 * set, and the interrupt it raised would find it with no command waiting (a
+	 * stray) or under the next command (a false "progress"). Test: ahci-isgap.
+	 */
+	if (!(ci & SLOT0))
+		is |= ahci_port_read(p, AHCI_PxIS);
 	if (is & AHCI_PxIS_ERRORS) {
 		ahci_port_write(p, AHCI_PxIS, is);
 		cmd->serr = ahci_port_read(p, AHCI_PxSERR);
@@ -404,6 +415,8 @@ static int issue(struct ahci_port *p, struct ahci_cmd *cmd)
 	 * before the uncached PxCI store, the compiler must too. */
 	__asm__ volatile("" ::: "memory");
 	ahci_port_write(p, AHCI_PxCI, SLOT0);
+	if (ahci_isgap_on())
+		(void)service_port(p);   /* ahci-isgap: a look now, as a poll coming now would take */
 	ahci_unlock(p->host, flags);
 	p->stats.commands++;
 	if (cmd->noirq)
