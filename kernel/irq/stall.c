@@ -138,7 +138,7 @@ bool __irq_cpu_ran(const struct irq_cpu_mark *m)
 /*
  * The host's tick period as the port gave it to irq_tick_start (0: no
  * tick), in ns; a period past 4.29 s is kept as UINT32_MAX (a 32-bit word:
- * no 64-bit atomics on the 32-bit ports). Written by irq_tick_start in
+ * no 64-bit atomics on the 32-bit ports), so the window stops at 8.6 s. Written by irq_tick_start in
  * every build (tick_look.c hands it on with IRQ_TICK_LOOK 0 too) and by
  * irq_defences_core_init (0); read by __irq_stall_window_ns from any CPU.
  * Relaxed both ways: a setting read whole, ordered with nothing else; a
@@ -160,7 +160,7 @@ uint64_t __irq_stall_window_ns(void)
 	uint64_t two_ticks = 2 * (uint64_t)__atomic_load_n(&irq_stall_tick_ns, __ATOMIC_RELAXED);
 
 	if (!w)
-		return 0;  /* stall_ns 0 (a profile's or a test's) means what it did: no late poll, no wait */
+		return 0;  /* stall_ns 0 keeps its meaning: no late-poll mark, no settle spacing, any standstill counts */
 	return two_ticks > w ? two_ticks : w;
 }
 
