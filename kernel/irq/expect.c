@@ -782,8 +782,8 @@ static enum irq_claim_verdict __irq_expect_claim_verdict(struct irq_desc *desc, 
  * one expect_irq took as it opened (exp->open_mark): if that CPU has not
  * finished stall_ran_irqs interrupts since (one on its own CPU), it was
  * not running - a virtual CPU its host kept off the host's CPUs for the
- * driver's whole wait; nor if it did but then stood still for stall_ns up
- * to now, as the driver's asks during its wait and this look saw it
+ * driver's whole wait; nor if it did but then stood still for the
+ * standstill window (stall.c: stall_ns or two tick periods) up to now, as the driver's asks during its wait and this look saw it
  * (__irq_cpu_ran_lately: three ticks early in the wait, then descheduled
  * while the completion's interrupt waited there) - and the interrupt is
  * late, not lost: counted with
@@ -1239,8 +1239,8 @@ uint64_t __irq_expect_deadline(struct irq_desc *desc, struct irqaction *action, 
 
 /*
  * Claims waiting for their verdict (the line's CPU has not run since a
- * poll found their work): if that CPU has now finished nothing for stall_ns
- * since, it was not running (stall.c), which the verdict would otherwise
+ * poll found their work): if that CPU has now finished nothing for the
+ * standstill window (stall_ns or two tick periods) since, it was not running (stall.c), which the verdict would otherwise
  * learn only if it were asked during the stall - a device slower than the
  * rest of the stall gives no occasion. Asked by every poll of the line and
  * every look of the tick. Lock held.

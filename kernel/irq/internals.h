@@ -266,7 +266,7 @@ struct irq_defence_line {
 #ifdef IRQ_POLL_WANT_CHECK
 	uint32_t want_changing;        /* lock-free changes begun and not yet bumped (the check's own, host only) */
 #endif
-	/* The poll timer's current expiry came stall_ns late or more (poll.c; stall.c's marks read it). */
+	/* The poll timer's current expiry came the standstill window late or more (poll.c, __irq_stall_window_ns; stall.c's marks read it). */
 	bool poll_fired_late;
 	/* The poll timer's poll runs and reschedules the timer when it is over,
 	 * so an expect_irq from its handlers need not (expect.c). */

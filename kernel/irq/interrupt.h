@@ -101,7 +101,7 @@ struct irq_cpu_mark {
 	uint32_t progress;         /* irq_port_cpu_progress(cpu) then */
 	uint16_t cpu;              /* the line's CPU then */
 	bool here;                 /* taken on that CPU itself */
-	bool late_poll;            /* by a poll timer that fired stall_ns late or more: that CPU had not been running */
+	bool late_poll;            /* by a poll timer that fired the standstill window late or more (stall.c): that CPU had not been running */
 	uint32_t seen;             /* that CPU's count as the latest look saw it (__irq_cpu_stalled) */
 	uint64_t seen_ns;          /* the first look that saw it so: from there on it stood still */
 };
@@ -395,7 +395,8 @@ void unexpect_irq(struct irq_expect *exp, bool timedout);
  * Judged from the core's mark of that CPU as expect_irq() opened the
  * expect, whether or not a poll ran since, and from this ask's and the
  * earlier asks' looks at it: a CPU that ran early in the wait and then
- * stood still for stall_ns (2 ms) up to now did not run lately - so a
+ * stood still for stall_ns (2 ms) or two tick periods, whichever is longer,
+ * up to now did not run lately - so a
  * driver asks now and then during a long wait too, not only at its
  * time-out. True where the core has no
  * evidence (no expect open, a NULL token, a profile without the test):

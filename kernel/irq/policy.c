@@ -15,6 +15,7 @@
 #include "expect.h"
 #include "irq_codes.h"
 #include "irq_sched.h"
+#include "stall.h"
 
 /*
  * irq_core_init (irqchip.h) lives here, in the assembly, because it resets
@@ -178,6 +179,7 @@ void irq_defences_core_init(void)
 	__atomic_store_n(&__irq_switches.started, false, __ATOMIC_RELEASE);
 	__atomic_store_n(&irq_defences_unstarted_calls, 0, __ATOMIC_RELAXED);
 	__irq_tick_reset(IRQ_TICK_HOOKS_BUILT);
+	__irq_stall_tick(0);  /* no tick until the host says so (irq_tick_start) */
 	__atomic_add_fetch(&__irq_switches.gen, 1, __ATOMIC_SEQ_CST);
 }
 

@@ -141,9 +141,9 @@
  *    tick's): by then the line's own interrupt, had it come, was counted
  *    unclaimed. Asked on the line's CPU itself, the finding interrupt's
  *    own end is enough (1). Until then the verdict waits (expect.c); a
- *    CPU that finished nothing for stall_ns (2 ms: two ticks of an idle
- *    CPU at 1 kHz) as the looks at it saw it, whenever its count last
- *    moved (stall.c), or a poll timer that fired that late (one CPU: the
+ *    CPU that finished nothing for stall_ns (2 ms) or two periods of the
+ *    host's tick, whichever is longer, as the looks at it saw it,
+ *    whenever its count last moved (stall.c), or a poll timer that fired that late (one CPU: the
  *    host stopped the whole machine), was not running, and what its polls
  *    found then is "late (CPU not running)": counted apart, not announced,
  *    neither a good delivery nor a lost one - unless the CPU then runs and

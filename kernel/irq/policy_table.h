@@ -144,7 +144,7 @@
 	T(stall_ran_irqs,          3,                   0,                   0, \
 	  "a completion a poll found is judged lost only once the CPU its line is routed to has finished this many interrupts since (one when the verdict runs on that CPU; 0: no such test)") \
 	T(stall_ns,                2 * IRQ_POLICY_MS,   0,                   0, \
-	  "a CPU that finished no interrupt for this long, or a poll timer that fires this late, was not running: what its line's polls found meanwhile is late (CPU not running), not judged (ns)") \
+	  "a CPU that finished no interrupt for this long, or for two periods of the host's tick (irq_tick_start) if that is longer, was not running, and so was one whose poll timer fires that late: what its line's polls found meanwhile is late (CPU not running), not judged (ns)") \
 	T(stall_gate,              3,                   0,                   0, \
 	  "a verified token's safety poll of a line routed to another CPU waits until that CPU has finished this many interrupts since the poll was due (0: no wait)") \
 	/* ---- irqpoll, reporting */ \

@@ -30,6 +30,7 @@
  */
 #include "episode.h"
 #include "irq_sched.h"
+#include "stall.h"
 
 /*
  * No two polls of one line closer than this (ns): a safety net against a
@@ -367,7 +368,7 @@ static bool irq_poll_timer_poll(struct irq_desc *desc, uint64_t poll_ns, struct 
 void irq_poll_timer_expired(struct irq_desc *desc)
 {
 	unsigned long flags;
-	uint64_t now = irq_port_now_ns(), want, armed_ns;
+	uint64_t now = irq_port_now_ns(), want, armed_ns, late_ns;
 	struct irq_poll_chain chain = { 0 };
 	const struct irq_defence *d;
 	unsigned int i;
@@ -415,12 +416,15 @@ void irq_poll_timer_expired(struct irq_desc *desc)
 	__atomic_store_n(&desc->def.timer_poll_running, true, __ATOMIC_SEQ_CST);
 	chain.why = irq_trace_enabled() ? __irq_poll_why(desc, now) : 0;
 	/*
-	 * A timer that fires stall_ns after its time shows this CPU was not
-	 * running (on one CPU: the host stopped the whole machine): what these
-	 * polls find is marked so (stall.c). Under the lock, as the marks.
+	 * A timer that fires the standstill window (__irq_stall_window_ns:
+	 * stall_ns, or two tick periods if longer: a host whose timers follow
+	 * its tick fires them up to a period late) after its time shows this
+	 * CPU was not running (on one CPU: the host stopped the whole
+	 * machine): what these polls find is marked so (stall.c). Under the
+	 * lock, as the marks.
 	 */
-	desc->def.poll_fired_late = irq_policy()->stall_ns && armed_ns && now > armed_ns &&
-				    now - armed_ns >= irq_policy()->stall_ns;
+	late_ns = __irq_stall_window_ns();
+	desc->def.poll_fired_late = late_ns && armed_ns && now > armed_ns && now - armed_ns >= late_ns;
 	/* The polls take the lock over as it is: the run lets go of it while the handlers run. */
 	while (irq_poll_timer_poll(desc, now, &chain, &flags))
 		now = irq_port_now_ns();

@@ -207,7 +207,8 @@ unsigned int irq_port_cpu_id(void);
  * descheduled, an SMI, a CPU spinning with interrupts off) has the
  * interrupt late, not lost (docs/defences.md, "A stalled CPU").
  * Needs: the count only grows (it may wrap: compared by difference); a
- * running CPU advances it at least once per tick period, idle or not (a
+ * running CPU advances it at least once per tick period (the period given
+ * to irq_tick_start: the standstill rule waits two of them), idle or not (a
  * CPU whose tick stops in idle is woken by the interrupt that matters);
  * each advance is a release store after the handlers' own stores (on x86
  * a plain store after them), read here as an acquire, so a reader that

@@ -31,12 +31,13 @@
  * the earliest mark since the expect, there whether or not a poll ran;
  * and by the standstill rule below, from the looks the driver's own asks
  * took of that mark during its wait (__irq_cpu_ran_lately): it ran since
- * the open and did not stand still for stall_ns up to the time-out.
+ * the open and did not stand still for the standstill window (below) up
+ * to the time-out.
  *
- * A CPU that finished no interrupt for stall_ns (2 ms: an idle CPU ticks
- * every millisecond) as the looks at it since a mark saw it - from the
- * mark, or from the first look that saw its count after it last moved -
- * or a mark taken by a poll timer that fired stall_ns late (on one CPU:
+ * A CPU that finished no interrupt for the standstill window as the looks
+ * at it since a mark saw it - from the mark, or from the first look that
+ * saw its count after it last moved - or a mark taken by a poll timer that
+ * fired that window late (on one CPU:
  * the host stopped the whole machine, and the timer was as late as the
  * interrupt), shows the CPU was not running (__irq_cpu_stalled): what was
  * found is "late (CPU not running)" when the interrupt comes after all -
@@ -47,6 +48,20 @@
  * polls meanwhile found the line busy) never showed a stall, and the find
  * was judged unsure once it ran again. The looks are the polls (busy ones
  * too), the tick's looks and the verdicts (expect.c, watch.c).
+ *
+ * The standstill window (__irq_stall_window_ns) is stall_ns (2 ms) or two
+ * periods of the host's tick (irq_tick_start), whichever is longer: 2 ms
+ * at 1 kHz, 20 ms at 100 Hz; stall_ns alone without a tick. Why two: an
+ * idle CPU finishes an interrupt (its tick) at least once a period; a look
+ * sees a move late, never early (the time it keeps, m->seen_ns, is at or
+ * after the move), so from it to the next move is at most one period of a
+ * tick that keeps time exactly; the second period covers the tick's
+ * jitter (a tick taken late behind a section with interrupts off, a
+ * virtual CPU's timer interrupts delivered in a bunch). Each CPU must tick
+ * at that period: the port's promise (port.h, irq_port_cpu_progress; on
+ * x86 each AP's LAPIC timer runs periodic at hz=, as CPU 0's tick does).
+ * A poll timer late by the window says the same of its CPU: a host whose
+ * timers run at tick resolution fires them up to a period late.
  *
  * Memory ordering, lock-free across CPUs:
  *   writer                 what                          reader
@@ -102,7 +117,7 @@ void __irq_cpu_mark(struct irq_desc *desc, struct irq_cpu_mark *m, uint64_t now)
 	m->cpu = (uint16_t)cpu;
 	m->here = cpu == irq_port_cpu_id();
 	m->progress = irq_port_cpu_progress(cpu);
-	/* The poll timer's expiry that runs this poll came stall_ns late (poll.c); read under the lock. */
+	/* The poll timer's expiry that runs this poll came the standstill window late (poll.c); under the lock. */
 	m->late_poll = desc->def.poll_fired_late && (desc->status & IRQS_POLLING);
 	m->seen = m->progress;
 	m->seen_ns = now;
@@ -120,6 +135,35 @@ bool __irq_cpu_ran(const struct irq_cpu_mark *m)
 	return irq_port_cpu_progress(m->cpu) - m->progress >= need;
 }
 
+/*
+ * The host's tick period as the port gave it to irq_tick_start (0: no
+ * tick), in ns; a period past 4.29 s is kept as UINT32_MAX (a 32-bit word:
+ * no 64-bit atomics on the 32-bit ports), so the window stops at 8.6 s. Written by irq_tick_start in
+ * every build (tick_look.c hands it on with IRQ_TICK_LOOK 0 too) and by
+ * irq_defences_core_init (0); read by __irq_stall_window_ns from any CPU.
+ * Relaxed both ways: a setting read whole, ordered with nothing else; a
+ * look that reads the old period across a change judges by the old window,
+ * which was the rule a moment before.
+ */
+static uint32_t irq_stall_tick_ns;
+
+void __irq_stall_tick(uint64_t period_ns)
+{
+	uint32_t v = period_ns <= UINT32_MAX ? (uint32_t)period_ns : UINT32_MAX;
+
+	__atomic_store_n(&irq_stall_tick_ns, v, __ATOMIC_RELAXED);
+}
+
+uint64_t __irq_stall_window_ns(void)
+{
+	uint64_t w = irq_policy()->stall_ns;
+	uint64_t two_ticks = 2 * (uint64_t)__atomic_load_n(&irq_stall_tick_ns, __ATOMIC_RELAXED);
+
+	if (!w)
+		return 0;  /* stall_ns 0 keeps its meaning: no late-poll mark, no settle spacing, any standstill counts */
+	return two_ticks > w ? two_ticks : w;
+}
+
 bool __irq_cpu_stalled(struct irq_cpu_mark *m, uint64_t now)
 {
 	const struct irq_policy *p = irq_policy();
@@ -135,22 +179,22 @@ bool __irq_cpu_stalled(struct irq_cpu_mark *m, uint64_t now)
 		m->seen_ns = now;
 		return false;
 	}
-	return now >= m->seen_ns && now - m->seen_ns >= p->stall_ns;
+	return now >= m->seen_ns && now - m->seen_ns >= __irq_stall_window_ns();
 }
 
 /*
  * A driver's time-out (the open mark, @m): the line's CPU ran since the
  * expect (__irq_cpu_ran) - and lately: a look now does not find it
- * standing still for stall_ns (__irq_cpu_stalled: the count as the looks
+ * standing still for the standstill window (__irq_cpu_stalled: the count as the looks
  * since the open saw it). Counted from the open alone, a CPU that finished
  * its three interrupts early in the wait and was then descheduled for the
  * rest passed for running, and the late interrupt pending there was
  * judged lost. A healthy idle CPU is not standing still: its tick moves
- * the count every tick period (stall_ns is two of them at 1 kHz). Asked on
+ * the count every tick period (the window is two of them at least). Asked on
  * the line's CPU itself the CPU runs (the asker), so no look counts: its
  * count may stand while the asker waits with interrupts off. A standstill
- * is seen only if a look came while the CPU stood still, at least stall_ns
- * before now: the looks at the open mark are the driver's asks during its
+ * is seen only if a look came while the CPU stood still, at least the
+ * window before now: the looks at the open mark are the driver's asks during its
  * wait (irq_expect_cpu_ran; the drivers ask every *_CPU_LOOK_MS of a long
  * wait) and this verdict's own; with none since the count last moved the
  * answer is the open mark's alone, as before. Only the token's own driver
@@ -178,7 +222,7 @@ uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m)
  * interrupt on another CPU that has not finished it; else the mark
  * expect_irq took of the line's CPU as the expect opened (exp->open_mark,
  * the earliest since the expect: there whether or not a poll ran since),
- * and whether that CPU stood still for stall_ns up to now as this ask and
+ * and whether that CPU stood still for the standstill window up to now as this ask and
  * the earlier ones of this expect saw it (__irq_cpu_ran_lately): each ask
  * is also a look, so a driver asks now and then during a long wait.
  * Takes the line's lock. Ordering: the acquire load of the state that

@@ -2,7 +2,9 @@
  * stall.h - PRIVATE to kernel/irq/ (host unit tests of kernel/irq excepted):
  * the stall marks (stall.c: the evidence that a CPU ran), split out of
  * internals.h (issue 32, docs/irq-layers.md). Included by stall.c, by the
- * defences that ask before they say "lost" (expect.c, watch.c) and by health.c.
+ * defences that ask before they say "lost" (expect.c, watch.c), by
+ * health.c, and for the standstill window by tick_look.c (the tick's
+ * period), poll.c (a late poll timer) and policy.c (its reset).
  *
  * Layer 2, a private header of the defences' services: may use layers 0-2
  * (docs/irq-layers.md).
@@ -20,6 +22,20 @@
  */
 unsigned int __irq_line_cpu(const struct irq_desc *desc);
 
+/*
+ * __irq_stall_tick - the host's tick period, @period_ns (0: no tick), as
+ * irq_tick_start was given it (tick_look.c, in every build) or 0 at
+ * irq_defences_core_init. Any context.
+ *
+ * __irq_stall_window_ns - how long a CPU must finish no interrupt before
+ * the looks call it not running, and how late a poll timer must fire to
+ * say so of its CPU: max(stall_ns, two tick periods); stall_ns alone
+ * without a tick, 0 in a profile with stall_ns 0 (stall.c says why two).
+ * Any context (a relaxed load).
+ */
+void __irq_stall_tick(uint64_t period_ns);
+uint64_t __irq_stall_window_ns(void);
+
 /* __irq_cpu_mark - where the line's CPU stands at @now (a poll found work, a safety poll came due). Lock held. */
 void __irq_cpu_mark(struct irq_desc *desc, struct irq_cpu_mark *m, uint64_t now);
 
@@ -33,7 +49,7 @@ bool __irq_cpu_ran(const struct irq_cpu_mark *m);
 
 /*
  * __irq_cpu_stalled - whether the CPU of @m was not running: looks at it
- * since @m saw it finish no interrupt for stall_ns (from @m, or from the
+ * since @m saw it finish no interrupt for the window (from @m, or from the
  * first look after its count last moved: each call is such a look and
  * keeps what it saw in @m), or @m was taken by a poll timer that fired
  * that late. Lock held.
@@ -43,7 +59,7 @@ bool __irq_cpu_stalled(struct irq_cpu_mark *m, uint64_t now);
 /*
  * __irq_cpu_ran_lately - a driver's time-out, from its expect's open mark
  * @m: the CPU ran since (__irq_cpu_ran) and a look at @now does not find
- * it standing still for stall_ns (__irq_cpu_stalled; no look counts asked
+ * it standing still for the window (__irq_cpu_stalled; no look counts asked
  * on that CPU itself). Also a look. Lock held, by the token's driver.
  */
 bool __irq_cpu_ran_lately(struct irq_cpu_mark *m, uint64_t now);

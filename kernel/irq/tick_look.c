@@ -32,6 +32,9 @@
  *
  * Without a tick (irq_tick_start never called, or called with 0) nothing
  * here runs and the poll timer does it all (expect_verified_recheck_ns).
+ * In every build, IRQ_TICK_LOOK 0 too, irq_tick_start hands the period on
+ * to the standstill rule (stall.c, __irq_stall_tick): an idle CPU's
+ * finished-interrupt count moves once a tick period, whatever looks here.
  * tejun2010 and mainline have expect_tick_look 0: their tokens never use
  * the tick.
  *
@@ -40,6 +43,7 @@
  * assembly, not by name (docs/irq-layers.md).
  */
 #include "irq_sched.h"
+#include "stall.h"
 
 #if IRQ_TICK_LOOK
 uint32_t __irq_tick_period_ns;
@@ -189,6 +193,7 @@ void irq_tick_start(uint64_t period_ns)
 	uint32_t v = period_ns <= UINT32_MAX ? (uint32_t)period_ns : 0;
 	uint32_t old;
 
+	__irq_stall_tick(period_ns);  /* the standstill rule's window follows the tick (stall.c) */
 	if (period_ns > UINT32_MAX)
 		irq_port_log(IRQ_LOG_WARN, "irq: a tick of %llu ms is too slow to look at lines; not used\n",
 			     (unsigned long long)(period_ns / IRQ_POLICY_MS));
@@ -230,7 +235,8 @@ void __irq_tick_reset(const struct irq_tick_hooks *hooks)
  */
 void irq_tick_start(uint64_t period_ns)
 {
-	(void)period_ns;
+	/* No look, but the CPUs still tick at @period_ns: the standstill rule's window follows it (stall.c). */
+	__irq_stall_tick(period_ns);
 }
 
 void irq_tick(uint64_t now)

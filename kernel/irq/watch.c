@@ -407,13 +407,16 @@ uint64_t __irq_watch_deadline(const struct irq_desc *desc, const struct irqactio
 	/*
 	 * Finds awaiting their verdict: a poll when the window is over settles
 	 * them. Past the window and still waiting (the line's CPU has not run
-	 * since the first find: stall.c), a look every stall_ns, not at once.
+	 * since the first find: stall.c), a look every standstill window
+	 * (__irq_stall_window_ns: stall_ns, or two tick periods if longer),
+	 * not at once: a look sooner could not yet call the CPU stopped, and
+	 * a CPU that runs finishes an interrupt within it.
 	 */
 	if (w->late_pending) {
-		uint64_t settle = w->late_from_ns + p->watch_late_window_ns;
+		uint64_t settle = w->late_from_ns + p->watch_late_window_ns, look_ns = __irq_stall_window_ns();
 
-		if (p->stall_ns && settle <= desc->def.last_poll_ns)
-			settle = desc->def.last_poll_ns + p->stall_ns;
+		if (look_ns && settle <= desc->def.last_poll_ns)
+			settle = desc->def.last_poll_ns + look_ns;
 		if (settle < at)
 			at = settle;
 	}
