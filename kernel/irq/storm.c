@@ -184,7 +184,17 @@ static uint32_t irq_storm_cpu_look_at(struct irq_desc *desc, const struct irq_po
 	}
 	if (state == IRQ_STORM_CPU_TIMING)
 		return 0;  /* every interrupt to the full path until the stand-in's answer is in (a few runs) */
-	return p->storm_cpu_after_irqs < UINT32_MAX ? (uint32_t)p->storm_cpu_after_irqs : UINT32_MAX;
+	/*
+	 * The full path looks at the interrupt that brings the window's count
+	 * to storm_cpu_after_irqs (irq_storm_cpu_look); the quick path counts
+	 * while the count before it is below the limit, so one less (issue 28:
+	 * the count itself let the quick path take that interrupt, and the
+	 * window's runs were timed from one interrupt later than the full
+	 * path times them).
+	 */
+	if (!p->storm_cpu_after_irqs)
+		return 0;
+	return p->storm_cpu_after_irqs <= UINT32_MAX ? (uint32_t)(p->storm_cpu_after_irqs - 1) : UINT32_MAX;
 }
 
 /*
