@@ -153,7 +153,18 @@ static bool service_port(struct ahci_port *p)
 		p->stats.strays++;
 		return true;
 	}
+	ahci_isgap(p);
 	ci = ahci_port_read(p, AHCI_PxCI);
+	/*
+	 * PxIS was read before PxCI: a command that completed between the two reads
+	 * shows PxCI clear with its status not seen (QEMU clears the slot and posts
+	 * DHRS in one step, between any two register reads; the host descheduling the
+	 * vCPU between them makes it likely). Read PxIS again, or that status stays
+	 * set, and the interrupt it raised would find it with no command waiting (a
+	 * stray) or under the next command (a false "progress"). Test: ahci-isgap.
+	 */
+	if (!(ci & SLOT0))
+		is |= ahci_port_read(p, AHCI_PxIS);
 	if (is & AHCI_PxIS_ERRORS) {
 		ahci_port_write(p, AHCI_PxIS, is);
 		cmd->serr = ahci_port_read(p, AHCI_PxSERR);
@@ -292,6 +303,7 @@ static void recover_lost(struct ahci_port *p, struct ahci_cmd *cmd)
 static void wait_done(struct ahci_port *p, struct ahci_cmd *cmd, uint64_t start_ns)
 {
 	const uint64_t wait_ns = (uint64_t)AHCI_IRQ_WAIT_MS * NS_PER_MS;
+	const uint64_t cpu_look_ns = (uint64_t)AHCI_CPU_LOOK_MS * NS_PER_MS;
 	const uint64_t limit_ns = (uint64_t)timeout_ms(cmd) * NS_PER_MS;
 	unsigned long flags = ahci_lock(p->host);
 	uint64_t passes = 0;
@@ -316,6 +328,14 @@ static void wait_done(struct ahci_port *p, struct ahci_cmd *cmd, uint64_t start_
 			deadline = now + wait_ns;        /* still running: look again later */
 		} else {
 			deadline = p->issue_ns + wait_ns;
+		}
+		if (p->expecting && now - p->issue_ns >= cpu_look_ns) {
+			/* A long wait: look at the line's CPU now and then, so that the
+			 * time-out can tell a CPU that stopped lately from one that ran
+			 * (irq_expect_cpu_ran's looks: kernel/irq/stall.c). */
+			(void)irq_expect_cpu_ran(p->expect);
+			if (deadline > now + cpu_look_ns)
+				deadline = now + cpu_look_ns;
 		}
 		if (deadline > start_ns + limit_ns)
 			deadline = start_ns + limit_ns;
@@ -395,6 +415,8 @@ static int issue(struct ahci_port *p, struct ahci_cmd *cmd)
 	 * before the uncached PxCI store, the compiler must too. */
 	__asm__ volatile("" ::: "memory");
 	ahci_port_write(p, AHCI_PxCI, SLOT0);
+	if (ahci_isgap_on())
+		(void)service_port(p);   /* ahci-isgap: a look now, as a poll coming now would take */
 	ahci_unlock(p->host, flags);
 	p->stats.commands++;
 	if (cmd->noirq)

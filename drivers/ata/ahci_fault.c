@@ -13,6 +13,14 @@
  *   ahci-late[:SPREAD]  every command's interrupt given back just before
  *                       the driver's own recovery (below: the race of the
  *                       host's lock, docs/smp.md).
+ *   ahci-isgap[:US]     right after issuing a command the driver looks
+ *                       at its port (as a poll coming then would), and a
+ *                       look that finds the command still running after
+ *                       reading PxIS waits up to US us for the HBA to
+ *                       complete it before reading PxCI: the completion
+ *                       lands between the two reads, as when the host
+ *                       deschedules the vCPU there or QEMU's I/O thread
+ *                       holds its lock (docs/ahci.md).
  *   ahci-misvector      INTx in IOAPIC mode: the HBA's IOAPIC redirection
  *                       entry is pointed at a vector no line owns: the
  *                       interrupt arrives, at the wrong place (as
@@ -64,6 +72,60 @@ static int noirq_off(void)
 FAULT(ahci_noirq, "ahci-noirq", "PERCENT",
       "AHCI commands issued with the port's interrupt enables (PxIE) cleared: no interrupt for PERCENT % of them (default 100)",
       noirq_on, noirq_off);
+
+/* ---- ahci-isgap ------------------------------------------------------------------------ */
+
+/* Read by every service of a port (interrupts off, any CPU); written by the shell. A stale
+ * value on another CPU only delays the change by one service: no ordering needed. */
+static volatile unsigned int isgap_us;
+static uint64_t isgap_waits, isgap_caught;
+
+bool ahci_isgap_on(void)
+{
+	return isgap_us != 0;
+}
+
+void ahci_isgap(struct ahci_port *p)
+{
+	unsigned int us = isgap_us;
+
+	if (!us || !(ahci_port_read(p, AHCI_PxCI) & 1u))
+		return;
+	/* The command is still running: wait (bounded) for the HBA to complete it. */
+	isgap_waits++;
+	for (unsigned int i = 0; i < us; i++) {
+		if (!(ahci_port_read(p, AHCI_PxCI) & 1u)) {
+			isgap_caught++;
+			return;
+		}
+		udelay(1);
+	}
+}
+
+static int isgap_on(const char *arg)
+{
+	unsigned long us = AHCI_ISGAP_DEFAULT_US;
+
+	if (arg && cmdline_parse_uint(arg, 1, AHCI_ISGAP_MAX_US, &us))
+		return -EINVAL;
+	if (ahci_nr_hosts == 0)
+		return -ENODEV;
+	isgap_waits = isgap_caught = 0;
+	isgap_us = (unsigned int)us;
+	return 0;
+}
+
+static int isgap_off(void)
+{
+	isgap_us = 0;
+	cprintf("ahci-isgap: off: %llu looks found their command running after reading PxIS; in %llu of them it "
+		"completed before PxCI was read\n", (unsigned long long)isgap_waits, (unsigned long long)isgap_caught);
+	return 0;
+}
+
+FAULT(ahci_isgap, "ahci-isgap", "US",
+      "the AHCI driver looks at a port right after issuing, and waits up to US us (default 2000) between that look's PxIS and PxCI reads for the command to complete",
+      isgap_on, isgap_off);
 
 /* ---- ahci-misvector ----------------------------------------------------------------------- */
 

@@ -53,6 +53,12 @@ struct pci_dev;
 enum ahci_tunables {
 	/* How long a command waits for its interrupt before the driver reads PxCI itself (ms). */
 	AHCI_IRQ_WAIT_MS = 250,
+	/*
+	 * From this far into a command's wait on, the waiter looks at the line's
+	 * CPU at least this often (irq_expect_cpu_ran): a time-out calls the
+	 * interrupt lost only if that CPU also ran lately (kernel/irq/stall.c) (ms).
+	 */
+	AHCI_CPU_LOOK_MS = 10,
 	/* How long a command may stay in PxCI before it is given up and the port reset (ms). */
 	AHCI_CMD_TIMEOUT_MS = 10000,
 	/* The same for FLUSH CACHE (EXT), which may write a whole cache back (ms, ATA8-ACS). */
@@ -106,6 +112,11 @@ enum ahci_tunables {
 	/* ... down to this (us): the aims then stay where the two meet (2 us hit the race in 4 of 4
 	 * runs without the lock, 5 us in 1 of 3). */
 	AHCI_LATE_STEP_US = 2,
+	/* ahci-isgap: how long a service that finds its command running waits for it to complete
+	 * between its PxIS and PxCI reads, by default (us): longer than QEMU takes to read 128 KiB ... */
+	AHCI_ISGAP_DEFAULT_US = 2000,
+	/* ... and at most by argument (us): the handler runs with interrupts off. */
+	AHCI_ISGAP_MAX_US = 5000,
 };
 
 /* Layout of the per-port DMA memory (one 4 KiB block, see ahci.c's port_memory). */
@@ -334,6 +345,16 @@ int ahci_exec(struct ahci_port *p, struct ahci_cmd *cmd);
 bool ahci_late_on(void);
 void ahci_late_arm(struct ahci_port *p, uint64_t issue_ns);
 void ahci_late_done(struct ahci_port *p, bool recovered);
+
+/*
+ * ahci-isgap (ahci_fault.c): ahci_isgap_on() says whether issue() looks at the port right
+ * after its PxCI write; ahci_isgap(), called between a look's read of PxIS and its read of
+ * PxCI, waits (at most the fault's us) while @p's command is still running, so its
+ * completion lands between the two reads as it does when the host deschedules the vCPU
+ * there. Both do nothing while the fault is off.
+ */
+bool ahci_isgap_on(void);
+void ahci_isgap(struct ahci_port *p);
 
 /* ahci_interrupt - the HBA's handler (dev_id = the host). CONTEXT: interrupt/poll, irqs off. */
 irqreturn_t ahci_interrupt(unsigned int irq, void *dev_id);

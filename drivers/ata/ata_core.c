@@ -460,6 +460,7 @@ static void recover_lost(struct ata_channel *ch, struct ata_cmd *cmd)
 static void wait_done(struct ata_channel *ch, struct ata_cmd *cmd)
 {
 	const uint64_t wait_ns = (uint64_t)ATA_IRQ_WAIT_MS * NS_PER_MS;
+	const uint64_t cpu_look_ns = (uint64_t)ATA_CPU_LOOK_MS * NS_PER_MS;
 	const uint64_t busy_ns = (uint64_t)busy_timeout_ms(cmd) * NS_PER_MS;
 	unsigned long flags = ata_hw_irq_save();
 	uint64_t passes = 0;
@@ -484,6 +485,16 @@ static void wait_done(struct ata_channel *ch, struct ata_cmd *cmd)
 			deadline = now + wait_ns;     /* still busy: look again later */
 		} else {
 			deadline = ch->phase_start_ns + wait_ns;
+		}
+		if (ch->expecting && waited >= cpu_look_ns) {
+			/* A long wait: look at the line's CPU now and then, so that the
+			 * time-out can tell a CPU that stopped lately from one that ran
+			 * (irq_expect_cpu_ran's looks: kernel/irq/stall.c). Not
+			 * ata_hw_cpu_ran: that one is the verdict, asked once per
+			 * phase completed here (recover_lost). */
+			ata_hw_cpu_look(ch);
+			if (deadline > now + cpu_look_ns)
+				deadline = now + cpu_look_ns;
 		}
 		if (deadline > ch->phase_start_ns + busy_ns)
 			deadline = ch->phase_start_ns + busy_ns;

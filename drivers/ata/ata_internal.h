@@ -57,6 +57,12 @@
 enum ata_tunables {
 	/* How long a phase waits for its interrupt before the driver checks the device (ms). */
 	ATA_IRQ_WAIT_MS = 250,
+	/*
+	 * From this far into a phase's wait on, the waiter looks at the line's
+	 * CPU at least this often (irq_expect_cpu_ran): a time-out calls the
+	 * interrupt lost only if that CPU also ran lately (kernel/irq/stall.c) (ms).
+	 */
+	ATA_CPU_LOOK_MS = 10,
 	/* How long a device may stay busy in one phase of a command before it is reset (ms). */
 	ATA_BUSY_TIMEOUT_MS = 10000,
 	/* The same for FLUSH CACHE (EXT), which may write back the whole cache (ms, ATA8-ACS). */
@@ -269,6 +275,7 @@ bool ata_hw_expect_init(struct ata_channel *ch);   /* get ch->expect; false: no 
 void ata_hw_expect(struct ata_channel *ch);
 void ata_hw_unexpect(struct ata_channel *ch, bool timedout);
 bool ata_hw_cpu_ran(struct ata_channel *ch);      /* the line's CPU ran since the expect (irq_expect_cpu_ran) */
+void ata_hw_cpu_look(struct ata_channel *ch);     /* a look at it during a long wait (irq_expect_cpu_ran's looks) */
 /* The fault ata-race (ata_race.c): aim a poll at @ch's phase just opened; learn from a claim by interrupt; print. */
 void ata_race_aim(struct ata_channel *ch);
 void ata_fault_cpustall(void);  /* ata-cpustall: stop CPU 1 before an ATA phase or AHCI command (ata_fault.c) */

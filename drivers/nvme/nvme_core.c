@@ -273,6 +273,7 @@ static int wait_done(struct nvme_queue *q, unsigned int timeout_ms)
 {
 	const uint64_t timeout_ns = (uint64_t)timeout_ms * NSEC_PER_MSEC;
 	const uint64_t look_ns = (uint64_t)NVME_IRQ_WAIT_MS * NSEC_PER_MSEC;
+	const uint64_t cpu_look_ns = (uint64_t)NVME_CPU_LOOK_MS * NSEC_PER_MSEC;
 	unsigned long flags = spin_lock_irqsave(&q->lock);
 	uint64_t passes = 0, next_look = q->submit_ns + look_ns;
 	int err = 0;
@@ -319,6 +320,21 @@ static int wait_done(struct nvme_queue *q, unsigned int timeout_ms)
 			next_look = now + look_ns;
 		}
 		deadline = next_look < q->submit_ns + timeout_ns ? next_look : q->submit_ns + timeout_ns;
+		if (now - q->submit_ns >= cpu_look_ns) {
+			/*
+			 * A long wait: look at the vector's CPU now and then, so that
+			 * the time-out can tell a CPU that stopped lately from one
+			 * that ran (irq_expect_cpu_ran's looks: kernel/irq/stall.c).
+			 * Unlocked as the question above.
+			 */
+			spin_unlock(&q->lock);
+			(void)irq_expect_cpu_ran(q->expect);
+			spin_lock(&q->lock);
+			if (q->state != NVME_CMD_WAITING)
+				break;
+			if (deadline > now + cpu_look_ns)
+				deadline = now + cpu_look_ns;
+		}
 		/* Interrupts stay off from the unlock to the halt: a wake-up IPI sent meanwhile
 		 * (the handler on another CPU took the completion) ends the halt at once. */
 		spin_unlock(&q->lock);

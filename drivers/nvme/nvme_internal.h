@@ -59,6 +59,9 @@ enum nvme_tunables {
 	NVME_ADMIN_TIMEOUT_MS = 5000,  /* an admin command that takes longer: the controller stopped answering */
 	NVME_IO_TIMEOUT_MS = 5000,     /* the same for I/O (Linux: 30 s; QEMU answers in microseconds) */
 	NVME_IRQ_WAIT_MS = 100,        /* the waiting thread looks at the queue itself after this long */
+	NVME_CPU_LOOK_MS = 10,         /* from this far into a wait on, the waiter looks at the vector's CPU at
+					  least this often (irq_expect_cpu_ran): a time-out calls the interrupt
+					  lost only if that CPU also ran lately (kernel/irq/stall.c) */
 	NVME_READY_TIMEOUT_MAX_MS = 30000, /* cap on CAP.TO (up to 127.5 s) for enable/disable waits */
 	NVME_READY_POLL_MS = 1,        /* CSTS.RDY polling interval */
 	NVME_LOST_REPORT_BURST = 5,    /* lost completion interrupts logged one by one at first ... */

@@ -782,7 +782,11 @@ static enum irq_claim_verdict __irq_expect_claim_verdict(struct irq_desc *desc, 
  * one expect_irq took as it opened (exp->open_mark): if that CPU has not
  * finished stall_ran_irqs interrupts since (one on its own CPU), it was
  * not running - a virtual CPU its host kept off the host's CPUs for the
- * driver's whole wait - and the interrupt is late, not lost: counted with
+ * driver's whole wait; nor if it did but then stood still for stall_ns up
+ * to now, as the driver's asks during its wait and this look saw it
+ * (__irq_cpu_ran_lately: three ticks early in the wait, then descheduled
+ * while the completion's interrupt waited there) - and the interrupt is
+ * late, not lost: counted with
  * the completions late while the CPU did not run, not announced, the
  * token's trust kept (the driver counts its time-out all the same). The
  * mark is there whether or not a poll ran since the expect: a verified
@@ -797,7 +801,8 @@ static enum irq_claim_verdict __irq_expect_claim_verdict(struct irq_desc *desc, 
  * tests/qemu/test_loaded.py marks each with tools/vcpuwatch and wants the
  * host's evidence for it.
  */
-static __attribute__((noinline)) bool __irq_expect_timeout_stalled(struct irq_desc *desc, struct irq_expect *exp)
+static __attribute__((noinline)) bool __irq_expect_timeout_stalled(struct irq_desc *desc, struct irq_expect *exp,
+								  uint64_t now)
 {
 	if (!irq_policy()->stall_ran_irqs)
 		return false;
@@ -805,7 +810,7 @@ static __attribute__((noinline)) bool __irq_expect_timeout_stalled(struct irq_de
 	if ((desc->status & IRQS_INPROGRESS) && !__atomic_load_n(&desc->run_is_poll, __ATOMIC_RELAXED) &&
 	    __atomic_load_n(&desc->run_clock_cpu, __ATOMIC_RELAXED) != irq_port_cpu_id() + 1)
 		return true;
-	return !__irq_cpu_ran(&exp->open_mark);
+	return !__irq_cpu_ran_lately(&exp->open_mark, now);
 }
 
 /* @n times @cost, at most IRQ_EXPECT_TIMEOUT_COST - 1 (a batch of lost completions). */
@@ -1110,7 +1115,7 @@ void unexpect_irq(struct irq_expect *exp, bool timedout)
 		}
 		if (timedout) {
 			exp->timeouts++;
-			if (opened && __irq_expect_timeout_stalled(desc, exp)) {
+			if (opened && __irq_expect_timeout_stalled(desc, exp, now)) {
 				exp->completions_stalled++;
 				IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, IRQ_TVERD_STALLED, irq_trace_id(exp));
 			} else {

@@ -393,7 +393,11 @@ void unexpect_irq(struct irq_expect *exp, bool timedout);
  * line's handlers for the interrupt: the interrupt is late, not lost, and
  * the core counts the time-out so (docs/defences.md, "A stalled CPU").
  * Judged from the core's mark of that CPU as expect_irq() opened the
- * expect, whether or not a poll ran since. True where the core has no
+ * expect, whether or not a poll ran since, and from this ask's and the
+ * earlier asks' looks at it: a CPU that ran early in the wait and then
+ * stood still for stall_ns (2 ms) up to now did not run lately - so a
+ * driver asks now and then during a long wait too, not only at its
+ * time-out. True where the core has no
  * evidence (no expect open, a NULL token, a profile without the test):
  * judged by time, as before. In every build.
  * CONTEXT: any but the line's handler; takes the line's lock briefly.

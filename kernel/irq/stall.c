@@ -28,7 +28,10 @@
  *
  * A driver's own time-out is judged by the same count from the mark
  * expect_irq takes as the expect opens (expect.c, irq_expect_mark_open):
- * the earliest mark since the expect, there whether or not a poll ran.
+ * the earliest mark since the expect, there whether or not a poll ran;
+ * and by the standstill rule below, from the looks the driver's own asks
+ * took of that mark during its wait (__irq_cpu_ran_lately): it ran since
+ * the open and did not stand still for stall_ns up to the time-out.
  *
  * A CPU that finished no interrupt for stall_ns (2 ms: an idle CPU ticks
  * every millisecond) as the looks at it since a mark saw it - from the
@@ -60,7 +63,12 @@
  * for the expect's own (exp->open_mark): written by expect_irq without
  * the lock, before the seq_cst state RMW that publishes IRQ_EXP_EXPECTING,
  * read under the lock by the token's driver after its expect_irq, or by a
- * reader whose acquire load of the state saw this expect (expect.c).
+ * reader whose acquire load of the state saw this expect (expect.c). Its
+ * looks (seen, seen_ns) are written only by the token's driver, under the
+ * lock, in program order after its expect_irq and before its unexpect_irq
+ * (irq_expect_cpu_ran, the time-out's verdict), never by the polls or the
+ * tick: a look of theirs could land on the next expect's mark while the
+ * driver writes it lock-free.
  *
  * Layer 2, a service of the defences: may use layers 0-2 (docs/irq-layers.md).
  */
@@ -126,6 +134,33 @@ bool __irq_cpu_stalled(struct irq_cpu_mark *m, uint64_t now)
 	return now >= m->seen_ns && now - m->seen_ns >= p->stall_ns;
 }
 
+/*
+ * A driver's time-out (the open mark, @m): the line's CPU ran since the
+ * expect (__irq_cpu_ran) - and lately: a look now does not find it
+ * standing still for stall_ns (__irq_cpu_stalled: the count as the looks
+ * since the open saw it). Counted from the open alone, a CPU that finished
+ * its three interrupts early in the wait and was then descheduled for the
+ * rest passed for running, and the late interrupt pending there was
+ * judged lost. A healthy idle CPU is not standing still: its tick moves
+ * the count every tick period (stall_ns is two of them at 1 kHz). Asked on
+ * the line's CPU itself the CPU runs (the asker), so no look counts: its
+ * count may stand while the asker waits with interrupts off. A standstill
+ * is seen only if a look came while the CPU stood still, at least stall_ns
+ * before now: the looks at the open mark are the driver's asks during its
+ * wait (irq_expect_cpu_ran; the drivers ask every *_CPU_LOOK_MS of a long
+ * wait) and this verdict's own; with none since the count last moved the
+ * answer is the open mark's alone, as before. Only the token's own driver
+ * looks (lock held; program order after its expect_irq, which wrote the
+ * mark without the lock: the ordering above), so the looks never race
+ * the next expect's mark.
+ */
+bool __irq_cpu_ran_lately(struct irq_cpu_mark *m, uint64_t now)
+{
+	bool still = m->cpu != irq_port_cpu_id() && __irq_cpu_stalled(m, now);
+
+	return __irq_cpu_ran(m) && !still;
+}
+
 uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m)
 {
 	return irq_port_cpu_progress(m->cpu) - m->progress;  /* (a count that wraps: by difference) */
@@ -138,7 +173,10 @@ uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m)
  * and the core's count agree: the line's handlers running for an
  * interrupt on another CPU that has not finished it; else the mark
  * expect_irq took of the line's CPU as the expect opened (exp->open_mark,
- * the earliest since the expect: there whether or not a poll ran since).
+ * the earliest since the expect: there whether or not a poll ran since),
+ * and whether that CPU stood still for stall_ns up to now as this ask and
+ * the earlier ones of this expect saw it (__irq_cpu_ran_lately): each ask
+ * is also a look, so a driver asks now and then during a long wait.
  * Takes the line's lock. Ordering: the acquire load of the state that
  * sees this expect's IRQ_EXP_EXPECTING sees its mark (expect.c,
  * irq_expect_mark_open); the progress count as above.
@@ -147,6 +185,7 @@ bool irq_expect_cpu_ran(struct irq_expect *exp)
 {
 	struct irq_desc *desc;
 	unsigned long flags;
+	uint64_t now;
 	uint32_t st;
 	bool ran;
 
@@ -156,12 +195,13 @@ bool irq_expect_cpu_ran(struct irq_expect *exp)
 	desc = exp->desc;
 	if (!(st & IRQ_EXP_LIVE) || !(st & IRQ_EXP_EXPECTING) || !desc)
 		return true;
+	now = irq_port_now_ns();
 	flags = irq_port_lock_irqsave(&desc->lock);
 	if ((desc->status & IRQS_INPROGRESS) && !__atomic_load_n(&desc->run_is_poll, __ATOMIC_RELAXED) &&
 	    __atomic_load_n(&desc->run_clock_cpu, __ATOMIC_RELAXED) != irq_port_cpu_id() + 1)
 		ran = false;
 	else
-		ran = __irq_cpu_ran(&exp->open_mark);
+		ran = __irq_cpu_ran_lately(&exp->open_mark, now);  /* also a look: asked during the wait, too */
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 	return ran;
 }

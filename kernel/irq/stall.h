@@ -40,6 +40,14 @@ bool __irq_cpu_ran(const struct irq_cpu_mark *m);
  */
 bool __irq_cpu_stalled(struct irq_cpu_mark *m, uint64_t now);
 
+/*
+ * __irq_cpu_ran_lately - a driver's time-out, from its expect's open mark
+ * @m: the CPU ran since (__irq_cpu_ran) and a look at @now does not find
+ * it standing still for stall_ns (__irq_cpu_stalled; no look counts asked
+ * on that CPU itself). Also a look. Lock held, by the token's driver.
+ */
+bool __irq_cpu_ran_lately(struct irq_cpu_mark *m, uint64_t now);
+
 /* __irq_cpu_finished - how many interrupts the CPU of @m has finished since @m. Lock held. */
 uint32_t __irq_cpu_finished(const struct irq_cpu_mark *m);
 

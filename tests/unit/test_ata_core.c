@@ -383,6 +383,34 @@ static void a_missing_interrupt_while_the_cpu_did_not_run_is_late_not_lost(void 
 	assert_engine_quiet();
 }
 
+/*
+ * The same lost interrupts with the CPU's tick ending the wait's halt each
+ * millisecond, as on the kernel: a long wait looks at the line's CPU every
+ * ATA_CPU_LOOK_MS (ata_hw_cpu_look), but asks the verdict (ata_hw_cpu_ran)
+ * once per phase it completed itself, in recover_lost, no more:
+ * tests/qemu/test_smp_race.py counts ata_hw_cpu_ran's runs as those phases.
+ */
+static void a_long_wait_looks_at_the_cpu_but_asks_the_verdict_once_per_phase(void **state)
+{
+	struct ata_device *d;
+	static uint8_t buf[48 * 512];
+
+	(void)state;
+	d = probe_one_disk();
+	S.lose_irqs = true;
+	S.tick_ns = MS;
+	S.cpu_asks = 0;
+	S.cpu_looks = 0;
+	assert_int_equal(ata_disk_rw(d, 10, 48, buf, false, true), 0);
+	assert_memory_equal(buf, S.drive[0].media + 10 * 512, sizeof(buf));
+	assert_int_equal(ch.stats.lost_recovered, 3);
+	assert_int_equal(S.cpu_asks, 3);          /* the verdicts: one per phase completed here */
+	/* the looks: from ATA_CPU_LOOK_MS into each 250 ms wait on, one every ATA_CPU_LOOK_MS at least */
+	assert_in_range(S.cpu_looks, 3 * (ATA_IRQ_WAIT_MS / ATA_CPU_LOOK_MS - 1), 3 * ATA_IRQ_WAIT_MS);
+	assert_int_equal(S.pairing_errors, 0);
+	assert_engine_quiet();
+}
+
 static void lost_interrupt_reports_are_rate_limited(void **state)
 {
 	struct ata_device *d;
@@ -733,6 +761,7 @@ int main(void)
 		T(flush_is_a_nodata_command_with_one_interrupt),
 		T(lost_interrupts_are_recovered_after_the_wait_and_reported),
 		T(a_missing_interrupt_while_the_cpu_did_not_run_is_late_not_lost),
+		T(a_long_wait_looks_at_the_cpu_but_asks_the_verdict_once_per_phase),
 		T(lost_interrupt_reports_are_rate_limited),
 		T(nien_commands_get_no_interrupt_and_the_register_is_restored),
 		T(a_core_that_polls_while_expecting_completes_dropped_commands_fast),

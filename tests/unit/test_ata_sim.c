@@ -78,8 +78,10 @@ struct sim {
 	bool irq_on_packet_drq;       /* "interrupt DRQ" packet device: INTRQ when it wants the packet */
 	bool give_token;              /* ata_hw_expect_init hands out a token */
 	bool cpu_stalled;             /* ata_hw_cpu_ran: the line's CPU did not run (irq_expect_cpu_ran's answer) */
-	unsigned int cpu_asks;        /* ata_hw_cpu_ran calls */
+	unsigned int cpu_asks;        /* ata_hw_cpu_ran calls (the verdicts: one per phase completed by the driver) */
+	unsigned int cpu_looks;       /* ata_hw_cpu_look calls (the long wait's looks) */
 	uint64_t poll_interval_ns;    /* the core polls the line this often while expecting */
+	uint64_t tick_ns;             /* the CPU's tick ends a wait's halt this often (0: no tick) */
 	bool poll_armed;
 	uint64_t poll_at;
 	/* what happened */
@@ -749,6 +751,8 @@ void ata_hw_wait(struct ata_channel *ch, uint64_t deadline_ns)
 		wake = S.event_at;
 	if (S.poll_armed && S.poll_at < wake)
 		wake = S.poll_at;
+	if (S.tick_ns && (S.now / S.tick_ns + 1) * S.tick_ns < wake)
+		wake = (S.now / S.tick_ns + 1) * S.tick_ns;
 	advance(wake);
 	S.cpu_irq_on = false;
 }
@@ -779,6 +783,14 @@ bool ata_hw_cpu_ran(struct ata_channel *ch)
 		S.pairing_errors++;   /* asked of the open expect only, before it closes */
 	S.cpu_asks++;
 	return !S.cpu_stalled;
+}
+
+void ata_hw_cpu_look(struct ata_channel *ch)
+{
+	(void)ch;
+	if (!S.expect_open)
+		S.pairing_errors++;   /* looked at during the open expect only */
+	S.cpu_looks++;
 }
 
 void ata_hw_trace_cmd(struct ata_channel *ch, bool end, uint32_t value)

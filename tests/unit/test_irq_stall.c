@@ -476,6 +476,89 @@ static void the_driver_asks_before_any_poll_and_hears_that_a_running_cpu_ran(voi
 	sim_dev_detach(&d);
 }
 
+/*
+ * The driver's wait (NVMe's NVME_IRQ_WAIT_MS, 100 ms) ends after the line's
+ * CPU ran early in it and then stopped (issue 28, task 28j; the gap seen by
+ * tests/qemu/test_nvme_percpu.py's one-vector-intx cell): CPU 1 finishes
+ * three ticks and more after the expect opens, then stands still for
+ * @stall_ns while the completion's interrupt is raised and held there. The
+ * driver asks at every tick of its own CPU during the wait, as the
+ * drivers do once a wait is long (*_CPU_LOOK_MS), and at its time-out;
+ * counted from the open alone, CPU 1 "ran" (three interrupts since), and
+ * the time-out was judged lost. It ran, but not lately: late (CPU not
+ * running), not announced, the trust kept. Against it (@stall_ns 0), a
+ * real loss: CPU 1 runs throughout, the interrupt never comes, the time-out
+ * is lost.
+ */
+#define WAIT_NS (100 * SIM_MS)
+#define EARLY_RUN_NS (5 * SIM_MS)
+
+static void a_time_out_after_the_cpu_ran_early(void **state, uint64_t stall_ns)
+{
+	struct sim_dev d = disk();
+	uint64_t opened, stalled, held, timeouts;
+	unsigned int asks = 0;
+	bool ran;
+
+	start_a_held_command(state, &d);
+	opened = sim_now();
+	stalled = d.exp->completions_stalled;
+	timeouts = d.exp->timeouts;
+	held = sim_line(LINE)->stalled_takes;
+	sim_run_for(EARLY_RUN_NS);
+	/* The scenario: CPU 1 ran enough since the open that the open mark alone says "ran". */
+	assert_true(irq_port_cpu_progress(LINE_CPU) - d.exp->open_mark.progress >= 3);
+	if (stall_ns)
+		sim_cpu_stall(LINE_CPU, stall_ns);
+	sim_run_for(SIM_MS);
+	if (stall_ns)
+		sim_line_edge(LINE);  /* the completion's interrupt: pending at CPU 1 (held by the stall) */
+	while (sim_now() - opened < WAIT_NS) {
+		(void)irq_expect_cpu_ran(d.exp);  /* the driver's looks during its wait */
+		asks++;
+		sim_run_for(SIM_MS);
+	}
+	assert_true(d.busy);
+	ran = irq_expect_cpu_ran(d.exp);
+	unexpect_irq(d.exp, true);  /* the driver completes the command itself */
+	print_message("time-out %llu ms after the open, CPU 1 %s: %u looks, CPU 1 finished %u since the open, "
+		      "%llu held deliveries; asked: %s; core: %llu late while the CPU did not run, announced %s\n",
+		      (unsigned long long)((sim_now() - opened) / SIM_MS),
+		      stall_ns ? "stopped after it ran" : "running", asks,
+		      (unsigned int)(irq_port_cpu_progress(LINE_CPU) - d.exp->open_mark.progress),
+		      (unsigned long long)(sim_line(LINE)->stalled_takes - held), ran ? "ran (lost)" : "did not run (late)",
+		      (unsigned long long)(d.exp->completions_stalled - stalled),
+		      irq_host_log_contains("expected interrupt timed out") ? "yes" : "no");
+	assert_int_equal(d.exp->timeouts, timeouts + 1);
+	if (stall_ns) {
+		assert_true(sim_line(LINE)->stalled_takes > held);  /* the interrupt waited for CPU 1 */
+		assert_false(ran);
+		assert_int_equal(d.exp->completions_stalled, stalled + 1);
+		assert_trust_kept(&d, "expected interrupt timed out");
+	} else {
+		assert_true(ran);
+		assert_int_equal(d.exp->completions_stalled, stalled);
+		assert_true(d.exp->action->health.episodes > 0 || !verified(&d) ||
+			    irq_host_log_contains("expected interrupt timed out"));
+	}
+	sim_dev_detach(&d);
+}
+
+static void a_time_out_after_the_cpu_ran_early_then_stopped_100ms_is_late(void **state)
+{
+	a_time_out_after_the_cpu_ran_early(state, 100 * SIM_MS);
+}
+
+static void a_time_out_after_the_cpu_ran_early_then_stopped_500ms_is_late(void **state)
+{
+	a_time_out_after_the_cpu_ran_early(state, 500 * SIM_MS);
+}
+
+static void a_time_out_with_the_cpu_running_throughout_is_lost(void **state)
+{
+	a_time_out_after_the_cpu_ran_early(state, 0);
+}
+
 /* The device's next command starts at @at_ns exactly (it is stopped meanwhile). */
 static void start_a_command_at(struct sim_dev *d, uint64_t at_ns)
 {
@@ -712,6 +795,9 @@ int main(void)
 		SIM_NEEDS_TICK(SIM_CASE(the_driver_asks_before_any_poll_and_hears_that_a_stalled_cpu_did_not_run))
 		SIM_NEEDS_TICK(SIM_CASE(the_driver_asks_before_any_poll_and_hears_that_a_running_cpu_ran))
 		SIM_NEEDS_TICK(SIM_CASE(a_cpu_that_stands_still_after_one_interrupt_is_not_running))
+		SIM_NEEDS_TICK(SIM_CASE(a_time_out_after_the_cpu_ran_early_then_stopped_100ms_is_late))
+		SIM_NEEDS_TICK(SIM_CASE(a_time_out_after_the_cpu_ran_early_then_stopped_500ms_is_late))
+		SIM_NEEDS_TICK(SIM_CASE(a_time_out_with_the_cpu_running_throughout_is_lost))
 	};
 
 	sim_filter_from_env();
