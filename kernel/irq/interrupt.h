@@ -400,7 +400,10 @@ void unexpect_irq(struct irq_expect *exp, bool timedout);
  * time-out. True where the core has no
  * evidence (no expect open, a NULL token, a profile without the test):
  * judged by time, as before. In every build.
- * CONTEXT: any but the line's handler; takes the line's lock briefly.
+ * CONTEXT: any but the line's handler; takes the line's lock briefly. The
+ * token's driver only, serialized with its own expect_irq() (which writes
+ * the mark without the line's lock), since each ask writes the mark's look
+ * (stall.c): by program order, or by a lock the driver holds around both.
  */
 bool irq_expect_cpu_ran(struct irq_expect *exp);
 

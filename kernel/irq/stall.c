@@ -65,10 +65,14 @@
  * read under the lock by the token's driver after its expect_irq, or by a
  * reader whose acquire load of the state saw this expect (expect.c). Its
  * looks (seen, seen_ns) are written only by the token's driver, under the
- * lock, in program order after its expect_irq and before its unexpect_irq
- * (irq_expect_cpu_ran, the time-out's verdict), never by the polls or the
- * tick: a look of theirs could land on the next expect's mark while the
- * driver writes it lock-free.
+ * lock, after its expect_irq and before its unexpect_irq (irq_expect_cpu_ran,
+ * the time-out's verdict), never by the polls or the tick: a look of theirs
+ * could land on the next expect's mark while the driver writes it lock-free.
+ * "After" is the driver's to keep: by program order (an NVMe queue's
+ * waiter, the one CPU that submits to it), or by its own lock held around
+ * both calls where another CPU may open the next expect (AHCI renews the
+ * bracket from its handler under the host lock, PIO ATA per block under
+ * the channel's lock).
  *
  * Layer 2, a service of the defences: may use layers 0-2 (docs/irq-layers.md).
  */

@@ -12,6 +12,7 @@ run `make course-transcripts`, read the diff, and fix the page's text where it s
 new output no longer shows.
 """
 import os
+import re
 import sys
 
 import pytest
@@ -38,3 +39,15 @@ def test_page_has_the_kernels_shape(page, played):
     sessions, bad = played
     reports = [r for (p, _), reps in sorted(bad.items()) if p == page for r in reps]
     assert not reports, "\n\n".join(reports)
+
+
+def test_once_keeps_only_the_first_line_it_finds():
+    """`once CMD: REGEX` (exercise 1's trace of the serial line): however many unclaimed runs the
+    host's pace gives, the block keeps the first; without it a second one changes the shape."""
+    dump = ["@T 0 0 1 irq_entry 4 flow=edge", "@T 2 0 3 action 4 idx=0 ret=handled run=irq",
+            "@T 5 0 6 irq_entry 4 flow=edge", "@T 6 0 7 action 4 idx=0 ret=none run=irq",
+            "@T 17 0 8 irq_entry 4 flow=edge", "@T 18 0 9 action 4 idx=0 ret=none run=irq",
+            "@T 19 0 10 irq_exit 4 flow=edge"]
+    show, once = re.compile(r"^@T [0-3] |ret=none"), re.compile("ret=none")
+    assert transcripts.filtered(dump, show, None, once) == [dump[0], dump[1], "...", dump[3], "..."]
+    assert transcripts.filtered(dump, show) == [dump[0], dump[1], "...", dump[3], "...", dump[5], "..."]

@@ -59,6 +59,9 @@ The comment says, one per line:
                       monitor command and the kernel's messages while it waits), keep the lines
                       REGEX finds; each run of cut lines is one `...` line
   hide CMD: REGEX     of the output of CMD (as for show), cut the lines REGEX finds
+  once CMD: REGEX     of the lines CMD's output keeps, those REGEX finds only the first time: how
+                      many such lines come may depend on the host (a trace's unclaimed runs of the
+                      serial line), the first one shows what the page says
   wait CMD: REGEX     after CMD's prompt came back, wait until REGEX appears in the console (the
                       kernel's messages that come meanwhile are CMD's output)
   timeout CMD: S      how long CMD (or `boot`) may take, in seconds of the host (default 60 / 120)
@@ -189,13 +192,13 @@ class Session:
         self.line = text.count("\n", 0, m.start()) + 1
         self.where = f"{os.path.relpath(page, ROOT)}:{self.line}"
         self.boot = None
-        self.show, self.hide, self.wait, self.timeout, self.pace = {}, {}, {}, {}, {}
+        self.show, self.hide, self.once, self.wait, self.timeout, self.pace = {}, {}, {}, {}, {}, {}
         self.vary, self.claims = list(DEFAULT_VARY), []
         for raw in m.group("body").strip().split("\n"):
             raw = raw.strip()
             if not raw:
                 continue
-            km = re.match(r"(boot|show|hide|wait|timeout|pace|vary|claim)(?: (.+?))?:(?: (.*))?$", raw)
+            km = re.match(r"(boot|show|hide|once|wait|timeout|pace|vary|claim)(?: (.+?))?:(?: (.*))?$", raw)
             if not km:
                 raise PageError(f"{self.where}: session comment line not understood: {raw!r}")
             key, arg, val = km.group(1), km.group(2), km.group(3) or ""
@@ -211,6 +214,8 @@ class Session:
                 self.show[arg.strip()] = re.compile(val)
             elif key == "hide":
                 self.hide[arg.strip()] = re.compile(val)
+            elif key == "once":
+                self.once[arg.strip()] = re.compile(val)
             elif key == "wait":
                 self.wait[arg.strip()] = re.compile(val, re.M)
             elif key == "pace":
@@ -519,13 +524,16 @@ def console_lines(text):
     return out
 
 
-def filtered(lines, rx, hide=None):
-    """@lines that @rx finds (all, without it) and @hide does not; each run of cut lines is one `...`."""
-    if rx is None and hide is None:
+def filtered(lines, rx, hide=None, once=None):
+    """@lines that @rx finds (all, without it) and @hide does not, those @once finds only the first
+    time; each run of cut lines is one `...`."""
+    if rx is None and hide is None and once is None:
         return lines
-    out, cut = [], False
+    out, cut, seen = [], False, False
     for l in lines:
-        if (rx is None or rx.search(l)) and not (hide is not None and hide.search(l)):
+        again = once is not None and once.search(l) is not None and seen
+        if (rx is None or rx.search(l)) and not (hide is not None and hide.search(l)) and not again:
+            seen = seen or (once is not None and once.search(l) is not None)
             out.append(l)
             cut = False
         elif not cut:
@@ -742,21 +750,24 @@ class Player:
             if inp.startswith((PROMPT, MONITOR)):
                 _, (between, out) = typed.pop(0)
                 if prev is not None and between.strip():
-                    lines += filtered(console_lines(between), s.for_cmd(s.show, prev), s.for_cmd(s.hide, prev))
+                    lines += filtered(console_lines(between), s.for_cmd(s.show, prev), s.for_cmd(s.hide, prev),
+                                      s.for_cmd(s.once, prev))
                 lines.append(inp)
                 # show/hide of a monitor command are keyed by its whole line, `(qemu) sendkey a`.
                 cmd = inp[len(PROMPT):] if inp.startswith(PROMPT) else inp
-                lines += filtered(console_lines(out), s.for_cmd(s.show, cmd), s.for_cmd(s.hide, cmd))
+                lines += filtered(console_lines(out), s.for_cmd(s.show, cmd), s.for_cmd(s.hide, cmd),
+                                  s.for_cmd(s.once, cmd))
                 prev = cmd
             elif re.match(r"\$ make run\b", inp):
                 lines.append(inp)
                 if "boot" in s.show and boot is not None:
-                    lines += filtered(console_lines(boot.boot_log), s.show["boot"], s.hide.get("boot"))
+                    lines += filtered(console_lines(boot.boot_log), s.show["boot"], s.hide.get("boot"),
+                                      s.once.get("boot"))
             else:
                 lines.append(inp)
                 cmd = inp[len(HOST):]
                 lines += filtered(self.host_out.get((s.page, s.index, inp), []), s.for_cmd(s.show, cmd),
-                                  s.for_cmd(s.hide, cmd))
+                                  s.for_cmd(s.hide, cmd), s.for_cmd(s.once, cmd))
         return lines
 
 
