@@ -100,8 +100,8 @@ static bool irq_storm_ask_drivers(struct irq_desc *desc, unsigned int irqs, unsi
  * which the window's interrupts times that cost pass storm_cpu_pct of the
  * window is stored (storm_cpu_limit), the quick path looks there
  * (irq_flood_quick_set), and irq_storm_account calls the window a storm,
- * unless its interrupts are unclaimed in a flood's share: those are the
- * flood defence's (irq_storm_window_floods).
+ * or, when its interrupts are unclaimed in a flood's share, a flood
+ * (irq_storm_window_floods).
  * A line that is not timed pays nothing: no test on the path of its
  * interrupts, the stand-in is reached through the flow pointer only.
  *
@@ -254,20 +254,23 @@ void irq_storm_timed_flow(struct irq_desc *desc)
 /*
  * irq_storm_window_floods - the window's interrupts are unclaimed in the
  * share that makes a flood (spr_bad_ppm, the flood defence's own rule), so
- * the CPU-time test leaves them to the flood defence, which judges the
- * line within a segment (spr_segment_samples, 100) and says what it is: a
- * flood of unclaimed interrupts, disabled and polled (issue 28). Without
- * this the test called a held level line that nobody claims a storm of
- * claimed interrupts whenever a window held storm_cpu_after_irqs of them
- * (Bochs with noapic: 33 a window, "12 interrupts in 3955 us, 0 claimed,
- * their runs 67 % of a CPU"), and left it to the flood defence only while
- * the interrupts were slow enough to stay under that (25 a window). A
- * stream with more claimed interrupts among its unclaimed ones than a
- * flood has (QEMU's HPET comparator with its duplicates, about half) is no
- * flood and stays the test's. Not when the flood defence is left out
+ * when the CPU-time test finds they take more than storm_cpu_pct of a CPU
+ * its verdict is the flood defence's: a flood of unclaimed interrupts,
+ * disabled and polled, said as one (irq_flood_trip_by_cpu), not a storm of
+ * claimed ones (issue 28). Before, the test called a held level line that
+ * nobody claims a storm of claimed interrupts whenever a window held
+ * storm_cpu_after_irqs of them (Bochs with noapic: 33 a window, "12
+ * interrupts in 3955 us, 0 claimed, their runs 67 % of a CPU"). Nor can
+ * the test leave such a window to the flood's segments: a bursty stream
+ * of 32 or more in a window but under 100 in spr_segment_ns never makes a
+ * segment, however much of a CPU its bursts take. A stream with more
+ * claimed interrupts among its unclaimed ones than a flood has (QEMU's
+ * HPET comparator with its duplicates, about half) is no flood and stays
+ * a claimed storm by its time. Not when the flood defence is left out
  * (IRQ_FLOOD 0), nor under irqfixup (an unclaimed interrupt another
  * line's handler claims counts as claimed in the segment, not in the
- * window: the flood would not judge it). CONTEXT: the owner of the run.
+ * window): then a claimed storm by its time, as before. CONTEXT: the
+ * owner of the run.
  */
 static bool irq_storm_window_floods(const struct irq_defence_line *def, const struct irq_policy *p)
 {
@@ -281,14 +284,16 @@ static bool irq_storm_window_floods(const struct irq_defence_line *def, const st
  * of a window with storm_win_irqs counted: start timing the window's runs
  * once storm_cpu_after_irqs came; RETURNS true when the runs timed so far
  * say the window's interrupts took more than storm_cpu_pct of it (the
- * share is kept for the message). Not on the clock's line (IRQF_TIMER),
- * nor while tracing (the stand-in would run the untraced flow). CONTEXT:
- * the owner of the run, lock not held.
+ * share is kept for the message) and they are not unclaimed in a flood's
+ * share; when they are, it trips the flood defence instead
+ * (irq_flood_trip_by_cpu) and RETURNS false. Not on the clock's line
+ * (IRQF_TIMER), nor while tracing (the stand-in would run the untraced
+ * flow). CONTEXT: the owner of the run, lock not held.
  */
 static bool irq_storm_cpu_look(struct irq_desc *desc, const struct irq_policy *p, uint64_t now)
 {
 	struct irq_defence_line *def = &desc->def;
-	uint32_t state, limit;
+	uint32_t state, limit, pct;
 	irq_flow_handler_t flow;
 
 	if (!p->storm_cpu_pct)
@@ -296,9 +301,25 @@ static bool irq_storm_cpu_look(struct irq_desc *desc, const struct irq_policy *p
 	state = __atomic_load_n(&def->storm_cpu_state, __ATOMIC_ACQUIRE);
 	if (state == IRQ_STORM_CPU_KNOWN) {
 		limit = __atomic_load_n(&def->storm_cpu_limit, __ATOMIC_RELAXED);
-		if (!limit || def->storm_win_irqs < limit || irq_storm_window_floods(def, p))
+		if (!limit || def->storm_win_irqs < limit)
 			return false;
-		irq_storm_cpu_share(desc, p, def->storm_win_irqs, now - def->storm_win_start_ns);
+		pct = irq_storm_cpu_share(desc, p, def->storm_win_irqs, now - def->storm_win_start_ns);
+		if (irq_storm_window_floods(def, p)) {
+			/*
+			 * Unclaimed in a flood's share: no claimed storm, but a
+			 * flood by its CPU time (the flood defence's verdict, its
+			 * message). The window starts over, as after a storm.
+			 */
+			uint32_t irqs = def->storm_win_irqs, unclaimed = irqs - def->storm_win_claimed;
+			uint64_t took = now - def->storm_win_start_ns;
+
+			def->storm_win_start_ns = now;
+			def->storm_win_irqs = 0;
+			def->storm_win_claimed = 0;
+			irq_storm_cpu_window(desc);
+			irq_flood_trip_by_cpu(desc, p, irqs, unclaimed, took, pct, now);
+			return false;
+		}
 		def->storms_by_cpu++;
 		return true;
 	}

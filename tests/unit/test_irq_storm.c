@@ -460,33 +460,82 @@ static uint64_t slow_unclaimed_stream(void **state, uint32_t claimed_ppm)
 }
 
 /*
- * Issue 28: the CPU-time test of claimed storms leaves a window whose
- * interrupts are unclaimed in a flood's share to the flood defence
- * (storm.c, irq_storm_window_floods). The stream above, none claimed, at
- * 65 % of a CPU: a flood, judged at its first segment (100 interrupts,
- * 30 ms), never "a storm of claimed interrupts" by its CPU time (which
- * the test found at its 13th interrupt of the window after the timed one,
- * before the segment was complete). With a tenth claimed it is no flood
- * (95 % is), and the CPU-time test throttles it as before.
+ * Issue 28: the CPU-time test calls a window whose interrupts are
+ * unclaimed in a flood's share a flood, not a claimed storm (storm.c,
+ * irq_storm_window_floods; flood.c, irq_flood_trip_by_cpu). The stream
+ * above, none claimed, at 65 % of a CPU: a flood by its CPU time at the
+ * 13th interrupt of the window after the timed one (before its first
+ * segment of 100 is complete, 30 ms), never "a storm of claimed
+ * interrupts". With a third claimed it is no flood (95 % is), and the
+ * CPU-time test throttles it as a claimed storm.
  */
 static void an_unclaimed_storm_that_takes_the_cpu_is_a_flood_not_a_claimed_storm(void **state)
 {
 	const struct irq_policy *p = sim_case_policy(state);
 	uint64_t took = slow_unclaimed_stream(state, 0);
 
-	assert_true(took > 0 && took <= p->spr_min_samples * 300 * SIM_US + SIM_MS);
+	assert_true(took > 0 && took <= 2 * p->storm_window_ns + SIM_MS);
 	assert_int_equal(irq_to_desc(LINE)->def.claimed_storms, 0);
 	assert_int_equal(irq_to_desc(LINE)->def.storms_by_cpu, 0);
 	assert_int_equal(irq_to_desc(LINE)->def.floods, 1);
-	assert_true(irq_host_log_contains_all("irq 11", "100 of 100 interrupts unclaimed"));
-	assert_false(irq_host_log_contains_all("irq 11", "of a CPU (bound"));
+	assert_true(irq_host_log_contains_all("irq 11", "interrupts unclaimed in") && irq_host_log_contains_all("unclaimed in", "of a CPU (bound"));
+	assert_false(irq_host_log_contains_all("irq 11", "claimed (bound"));
 	sim_reset();
-	took = slow_unclaimed_stream(state, SIM_PPM / 10);
+	took = slow_unclaimed_stream(state, SIM_PPM / 3);
 	assert_true(took > 0 && took <= 2 * p->storm_window_ns + SIM_MS);
 	assert_int_equal(irq_to_desc(LINE)->def.claimed_storms, 1);
 	assert_int_equal(irq_to_desc(LINE)->def.storms_by_cpu, 1);
 	assert_int_equal(irq_to_desc(LINE)->def.floods, 0);
 }
+
+/*
+ * Issue 28: a bursty stream nobody claims, 40 interrupts 240 us apart (a
+ * burst of 9.6 ms, one storm window) every 26 ms, each run 200 us: 83 %
+ * of a CPU in its windows and 31 % over time, for ever. Its bursts pass
+ * storm_cpu_after_irqs (32), so the CPU-time test times them, but it is
+ * under a flood's segment (at most 81 interrupts in 50 ms, a segment needs
+ * 100): without the flood's verdict by CPU time (storm.c,
+ * irq_storm_cpu_look; flood.c, irq_flood_trip_by_cpu) neither defence
+ * judges it (main called it a claimed storm). Now a flood within its
+ * first burst (the 32nd interrupt starts the timing, 4 runs are timed, the
+ * 37th passes the limit of 13), and its re-enable tests fail on the bursts that follow.
+ */
+#define BURSTS 12
+static void a_bursty_unclaimed_stream_under_the_flood_segment_is_a_flood_by_its_cpu_time(void **state)
+{
+	const struct irq_policy *p = sim_case_start(state, NULL);
+	struct sim_source b[BURSTS];
+	uint64_t took = 0, burst_ns = 40 * 240 * SIM_US, every_ns = 26 * SIM_MS;
+	int i, k;
+
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	for (k = 0; k < BURSTS; k++) {
+		b[k] = storming(STORM_AT_NS + (uint64_t)k * every_ns, STORM_AT_NS + (uint64_t)k * every_ns + burst_ns - SIM_US);
+		b[k].period_ns = 240 * SIM_US;
+		b[k].has_handler = k == 0;  /* one handler on the line: every interrupt runs it once */
+		b[k].handler_ns = 200 * SIM_US;
+		b[k].claim_ppm = 0;
+		b[k].claims_own = false;
+		assert_int_equal(sim_source_attach(&b[k]), 0);
+	}
+	sim_run_for(STORM_AT_NS + BURSTS * every_ns);
+	i = first_mask_after(STORM_AT_NS);
+	if (i >= 0)
+		took = sim_line(LINE)->history[i].at_ns - STORM_AT_NS;
+	print_message("%s: 40 every 26 ms, 200 us each (83 %% of a CPU in its windows, 31 %% over %u ms), none claimed: "
+		      "%s %llu us after its start, %llu handler calls, %u floods, %u failed re-enable tests, %u claimed storms\n",
+		      p->name, (unsigned int)(BURSTS * every_ns / SIM_MS), i >= 0 ? "masked" : "never masked",
+		      (unsigned long long)(took / SIM_US), (unsigned long long)b[0].handler_calls, irq_to_desc(LINE)->def.floods,
+		      (unsigned int)irq_to_desc(LINE)->def.failed_tests_total, irq_to_desc(LINE)->def.claimed_storms);
+	assert_true(i >= 0 && took <= burst_ns + SIM_MS);
+	assert_int_equal(irq_to_desc(LINE)->def.floods, 1);
+	assert_int_equal(irq_to_desc(LINE)->def.claimed_storms, 0);
+	assert_true(irq_to_desc(LINE)->def.failed_tests_total >= 1);
+	assert_true(irq_host_log_contains_all("irq 11", "of 37 interrupts unclaimed in") && irq_host_log_contains_all("of 37 interrupts", "of a CPU (bound"));
+	for (k = 0; k < BURSTS; k++)
+		sim_source_detach(&b[k]);
+}
+#undef BURSTS
 
 /*
  * A fast healthy device whose handler has real work, 100,000 interrupts a
@@ -716,6 +765,7 @@ int main(void)
 		SIM_CASES_PER_PROFILE(a_slow_storm_that_takes_the_cpu_is_throttled_by_the_time_it_takes),
 		SIM_CASES_PER_PROFILE(a_duplicating_stream_under_the_rate_bound_is_a_storm_by_its_cpu_share),
 		SIM_CASE(an_unclaimed_storm_that_takes_the_cpu_is_a_flood_not_a_claimed_storm),
+		SIM_CASE(a_bursty_unclaimed_stream_under_the_flood_segment_is_a_flood_by_its_cpu_time),
 		SIM_CASE(busy_healthy_devices_are_not_storms_by_the_time_they_take),
 		SIM_CASES_PER_PROFILE(the_quick_accounting_decides_as_the_full_path_interrupt_for_interrupt),
 		SIM_CASE(with_irqfixup_unclaimed_interrupts_keep_the_full_path_and_decide_the_same),
