@@ -68,12 +68,14 @@ static uint64_t __irq_line_off(struct irq_desc *desc, const struct irq_policy *p
 }
 
 /*
- * __irq_flood_trip - a segment was a flood: disable the line at its chip,
- * poll its actions instead, and set the time of the re-enable test.
- * Lock held.
+ * __irq_flood_trip - a segment was a flood (or, @cpu_pct non-zero, a storm
+ * window of unclaimed interrupts whose runs took that share of a CPU:
+ * irq_flood_trip_by_cpu): disable the line at its chip, poll its actions
+ * instead, and set the time of the re-enable test. @unhandled of @samples
+ * interrupts in @took ns. Lock held.
  */
-static void __irq_flood_trip(struct irq_desc *desc, const struct irq_policy *p,
-			     const struct irq_flood_segment *seg, uint64_t now)
+static void __irq_flood_trip(struct irq_desc *desc, const struct irq_policy *p, unsigned int unhandled,
+			     unsigned int samples, uint64_t took, unsigned int cpu_pct, uint64_t now)
 {
 	struct irq_defence_line *def = &desc->def;
 	uint64_t off_for;
@@ -103,16 +105,22 @@ static void __irq_flood_trip(struct irq_desc *desc, const struct irq_policy *p,
 		__irq_health_begin(desc, NULL, &def->storm, IRQ_HEALTH_STORM,
 				   "flood of unclaimed interrupts: line disabled at its controller, handlers polled "
 				   "(none claimed them: the source may be a device without a driver, not a handler named here)", now);
-		if (off_for == IRQ_POLICY_FOREVER)
+		if (cpu_pct && off_for == IRQ_POLICY_FOREVER)
+			irq_port_log(IRQ_LOG_WARN, "irq %u: %u of %u interrupts unclaimed in %llu ms, their runs %u %% of a CPU (bound %u %%); "
+				     "off for good, polled every %llu ms\n", desc->irq_data.irq, unhandled, samples, irq_log_ms(took),
+				     cpu_pct, (unsigned int)p->storm_cpu_pct, irq_log_ms(p->spr_poll_ns));
+		else if (cpu_pct)
+			irq_port_log(IRQ_LOG_WARN, "irq %u: %u of %u interrupts unclaimed in %llu ms, their runs %u %% of a CPU (bound %u %%); "
+				     "polled every %llu ms, re-enable test in %llu ms\n", desc->irq_data.irq, unhandled, samples,
+				     irq_log_ms(took), cpu_pct, (unsigned int)p->storm_cpu_pct, irq_log_ms(p->spr_poll_ns),
+				     irq_log_ms(off_for));
+		else if (off_for == IRQ_POLICY_FOREVER)
 			irq_port_log(IRQ_LOG_WARN, "irq %u: %u of %u interrupts unclaimed in %llu ms; off for good, polled every %llu ms\n",
-				     desc->irq_data.irq, (unsigned int)seg->unhandled, (unsigned int)seg->samples,
-				     irq_log_ms(now - seg->start_ns),
-				     irq_log_ms(p->spr_poll_ns));
+				     desc->irq_data.irq, unhandled, samples, irq_log_ms(took), irq_log_ms(p->spr_poll_ns));
 		else
 			irq_port_log(IRQ_LOG_WARN, "irq %u: %u of %u interrupts unclaimed in %llu ms; polled every %llu ms, re-enable test in %llu ms\n",
-				     desc->irq_data.irq, (unsigned int)seg->unhandled, (unsigned int)seg->samples,
-				     irq_log_ms(now - seg->start_ns),
-				     irq_log_ms(p->spr_poll_ns), irq_log_ms(off_for));
+				     desc->irq_data.irq, unhandled, samples, irq_log_ms(took), irq_log_ms(p->spr_poll_ns),
+				     irq_log_ms(off_for));
 	}
 	__irq_poll_reschedule(desc, now);
 }
@@ -145,7 +153,7 @@ void irq_flood_judge(struct irq_desc *desc, const struct irq_policy *p, uint64_t
 	desc->def.seg = (struct irq_flood_segment){ .last_unhandled_ns = seg.last_unhandled_ns };
 	flags = irq_port_lock_irqsave(&desc->lock);
 	if (flood) {
-		__irq_flood_trip(desc, p, &seg, now);
+		__irq_flood_trip(desc, p, seg.unhandled, seg.samples, took, 0, now);
 	} else if (!(desc->def.off_claimed && desc->def.storm.active)) {
 		/* A good segment; but in a claimed storm's episode every segment is "good". */
 		if (p->spr_backoff_shrink_shift > IRQ_FLOOD_SHIFT_MAX)
@@ -158,6 +166,28 @@ void irq_flood_judge(struct irq_desc *desc, const struct irq_policy *p, uint64_t
 	irq_port_unlock_irqrestore(&desc->lock, flags);
 }
 
+#if IRQ_STORM
+/*
+ * irq_flood_trip_by_cpu - a storm window's interrupts, unclaimed in a
+ * flood's share, took more than storm_cpu_pct of a CPU (storm.c,
+ * irq_storm_cpu_look): a flood by the CPU time it takes, judged before
+ * (or without) a segment of spr_min_samples. Issue 28: a bursty stream of
+ * storm_cpu_after_irqs (32) or more in a window but under 100 in
+ * spr_segment_ns is no flood by its segments and, unclaimed, no claimed
+ * storm, yet its bursts may take any share of a CPU. The segment starts
+ * over, as after any judgement. CONTEXT: the owner of the run, lock not held.
+ */
+void irq_flood_trip_by_cpu(struct irq_desc *desc, const struct irq_policy *p, unsigned int irqs,
+			   unsigned int unclaimed, uint64_t took, unsigned int cpu_pct, uint64_t now)
+{
+	unsigned long flags;
+
+	desc->def.seg = (struct irq_flood_segment){ .last_unhandled_ns = desc->def.seg.last_unhandled_ns };
+	flags = irq_port_lock_irqsave(&desc->lock);
+	__irq_flood_trip(desc, p, unclaimed, irqs, took, cpu_pct ? cpu_pct : 1, now);
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+}
+#endif
 #endif /* IRQ_FLOOD || IRQ_STORM */
 
 void __irq_flood_poll_due(struct irq_desc *desc, uint64_t now, uint64_t due_by)

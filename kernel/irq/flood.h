@@ -33,6 +33,17 @@ uint64_t __irq_line_off(struct irq_desc *desc, const struct irq_policy *p, bool 
  */
 void irq_flood_judge(struct irq_desc *desc, const struct irq_policy *p, uint64_t now);
 
+#if IRQ_STORM
+/*
+ * irq_flood_trip_by_cpu - a storm window of @irqs interrupts, @unclaimed of
+ * them unclaimed (a flood's share), whose runs took @cpu_pct of a CPU in
+ * @took ns: a flood by its CPU time (storm.c's CPU-time test found it).
+ * CONTEXT: the owner of the run, lock not held.
+ */
+void irq_flood_trip_by_cpu(struct irq_desc *desc, const struct irq_policy *p, unsigned int irqs,
+			   unsigned int unclaimed, uint64_t took, unsigned int cpu_pct, uint64_t now);
+#endif
+
 /* ---- the line's re-enable and its poll times (the defence table's entry) ---- */
 
 /*

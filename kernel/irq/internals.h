@@ -183,9 +183,10 @@ struct irq_flood_segment {
 	uint32_t unhandled;          /* of those, claimed by no action */
 	uint64_t last_unhandled_ns;  /* the latest unclaimed one (mainline's 100 ms rule) */
 	/*
-	 * A claimed interrupt's quick path (spurious.c, irq_flood_account):
-	 * set by the full accounting, so that until one of these is reached a
-	 * claimed interrupt only counts. Zero (as in every fresh segment):
+	 * The accounting's quick path (spurious.c, irq_flood_account): set by
+	 * the full accounting, so that until one of these is reached a
+	 * claimed interrupt (and an unclaimed one, if quick_unclaimed) only
+	 * counts. Zero (as in every fresh segment):
 	 * the next interrupt takes the full path.
 	 */
 	uint64_t quick_until_ns;     /* the end of this segment by time (UINT64_MAX: none) */
@@ -195,6 +196,7 @@ struct irq_flood_segment {
 	uint32_t quick_claimed;      /* the storm window's count at which the full path looks (UINT32_MAX: no storms) */
 	uint32_t quick_claimed_fresh; /* the same for a window the quick path starts (the CPU-time test not begun) */
 	uint32_t quick_gen;          /* __irq_switches.gen they were worked out at (a profile change redoes them) */
+	bool quick_unclaimed;        /* an unclaimed interrupt may take the quick path too (no irqfixup, no gap rule) */
 };
 
 /*
@@ -245,6 +247,7 @@ struct irq_defence_line {
 	uint64_t poll_want_reused;     /* expiries that used the time they were armed for (nothing moved) */
 	uint64_t poll_reruns;          /* polls run at once after one that found work (no timer) */
 	uint64_t fixup_rescues;        /* unclaimed interrupts of this line that irqfixup found a claimer for */
+	uint64_t quick_unclaimed_counts; /* unclaimed interrupts the accounting's quick path counted (spurious.c) */
 #endif
 	/* ---- the runs of the polls (handle.c): every build ---- */
 	/* Written by the run's owner without the lock: */

@@ -182,7 +182,11 @@
  *    in its handler takes a third of a CPU at full speed), and the line of
  *    the kernel's clock (IRQF_TIMER: its time includes every timer's, the
  *    defences' own polls among them). Quieter windows are not timed and
- *    cost nothing.
+ *    cost nothing. A window whose interrupts are unclaimed in a flood's
+ *    share (spr_bad_ppm) and pass that share of a CPU is a flood by its
+ *    time, not a claimed storm (storm.c, irq_storm_window_floods): a
+ *    bursty stream of 32 or more a window but under 100 in 50 ms makes no
+ *    flood segment, however much of a CPU its bursts take.
  *  - A flooded line is given another chance after 100 ms, then 200 ms,
  *    400 ms ... up to 10 s (each bad test doubles the wait, each good
  *    segment halves it). A test costs at most one segment of interrupts

@@ -104,7 +104,7 @@
  * atomically, so the verified path needs no lock at all.
  *
  * Here: note_interrupt() and the accounting (the segments and the storm
- * windows, with the quick path of a claimed interrupt), which call the
+ * windows, with the quick path of an interrupt that only counts), which call the
  * flood defence's judgement (irq_flood_judge, flood.c) when a segment is
  * complete and the claimed-storm defence (irq_storm_account, storm.c) on
  * the full path. The scheduler asks and tells the flood and storm defence
@@ -147,8 +147,9 @@ static uint64_t irq_add_sat(uint64_t a, uint64_t b)
 
 /*
  * irq_flood_quick_set - after the full accounting of an interrupt that
- * left the segment open: the limits up to which the next claimed
- * interrupts may take the quick path (irq_flood_account). Each one is
+ * left the segment open: the limits up to which the next interrupts
+ * may take the quick path (irq_flood_account), and whether unclaimed
+ * ones may. Each one is
  * where a test of the full path would first come out differently: the
  * segment's end by time (spr_judge_on_time) and the storm window's end
  * (both "now - start >= length"), the sample that completes the segment,
@@ -170,6 +171,15 @@ static void irq_flood_quick_set(struct irq_desc *desc, const struct irq_policy *
 	seg->quick_claimed = !(IRQ_STORM && p->storm_max_claimed) ? UINT32_MAX
 			     : p->storm_max_claimed < UINT32_MAX ? (uint32_t)p->storm_max_claimed : UINT32_MAX - 1;
 	seg->quick_claimed_fresh = seg->quick_claimed;
+	/*
+	 * An unclaimed interrupt may count quickly too unless the full path
+	 * would do more with it than count: irqfixup tries the other lines'
+	 * handlers (and an interrupt they claim is not unclaimed), mainline's
+	 * gap rule may start the count again. Both are fixed while the
+	 * generation below is (the switches are boot parameters; a profile
+	 * change bumps it).
+	 */
+	seg->quick_unclaimed = !p->spr_unhandled_gap_ns && !irq_fixup_enabled();
 #if IRQ_STORM
 	if (p->storm_max_claimed && p->storm_cpu_pct)
 		irq_storm_quick_limits(desc, p);  /* storm.c */
@@ -186,31 +196,51 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 {
 	const struct irq_policy *p;
 	struct irq_flood_segment *seg = &desc->def.seg;
+	bool claimed = ret == IRQ_HANDLED;
 	uint64_t now;
 
 	now = __irq_run_clock_owner(desc);  /* the run's: its handler may have read the clock already */
 
 	/*
-	 * The quick path of a claimed interrupt (issue 19: the full one below
-	 * cost a healthy disk 70 instructions per interrupt, mostly 64-bit
-	 * compares against the profile's values). It only counts, and only
-	 * while irq_flood_quick_set's limits say the full path would do
-	 * nothing else: no segment has ended by time, the segment is not
-	 * complete and the storm bound is not passed; a storm window that has
-	 * ended it starts anew itself. So the result is the full path's,
-	 * interrupt for interrupt (for a run clock that does not go back; the
- * CPU-time test's eligibility is the one exception: irq_storm_cpu_look_at).
+	 * The quick path (issue 19: the full one below cost a healthy disk 70
+	 * instructions per interrupt, mostly 64-bit compares against the
+	 * profile's values; issue 28: an uncontained storm whose comparator
+	 * adds an unclaimed duplicate to every claimed interrupt paid 234 for
+	 * the defences' accounting, the unclaimed half taking the full path).
+	 * It only counts, and only while irq_flood_quick_set's limits say the
+	 * full path would do nothing else: no segment has ended by time, the
+	 * segment is not complete and the storm bound is not passed; a storm
+	 * window that has ended it starts anew itself. An unclaimed interrupt
+	 * counts here too (into the segment's unclaimed count, as the full
+	 * path would) when quick_unclaimed says the full path would only count
+	 * it: the flood is judged when the segment completes, which the
+	 * full path does. So the result is the full path's, interrupt for
+	 * interrupt (for a run clock that does not go back; the CPU-time
+	 * test's eligibility is the one exception: irq_storm_cpu_look_at).
 	 * The profile's generation: a relaxed load, as the profile pointer
 	 * itself is read; an interrupt that runs while another CPU switches
 	 * profiles may count by the old one, as if it had come just before
-	 * the switch.
+	 * the switch. No ordering is needed for the fields: the owner of the
+	 * run alone reads and writes them (the CPU-time test's state, which
+	 * the stand-in writes, is read relaxed by irq_storm_window_quick).
 	 */
-	if (ret == IRQ_HANDLED && now < seg->quick_until_ns && seg->samples + 1 < seg->quick_samples &&
+	/*
+	 * The window's count is tested first: while the CPU-time test times
+	 * runs its limit is 0, and those runs (the full path's) must cost no
+	 * more than they did before unclaimed interrupts had a quick path.
+	 * A window that ended with its count at the limit goes to the full
+	 * path, which starts the next one as the quick path would have.
+	 */
+	if ((claimed || seg->quick_unclaimed) && desc->def.storm_win_irqs < seg->quick_claimed &&
+	    now < seg->quick_until_ns && seg->samples + 1 < seg->quick_samples &&
 	    seg->quick_gen == __atomic_load_n(&__irq_switches.gen, __ATOMIC_RELAXED)) {
 		struct irq_defence_line *def = &desc->def;
 
 		/* The storm window is over: this interrupt starts the next, as irq_storm_account would. */
-		if (IRQ_STORM && now >= seg->quick_storm_until_ns && seg->quick_window_ns) {
+		if (IRQ_STORM && now >= seg->quick_storm_until_ns) {
+			/* The next window's count (0) must be below its limit too. */
+			if (!seg->quick_window_ns || !seg->quick_claimed_fresh)
+				goto full;
 			def->storm_win_start_ns = now;
 			def->storm_win_irqs = 0;
 			def->storm_win_claimed = 0;
@@ -218,15 +248,20 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 			irq_storm_window_quick(desc);
 			seg->quick_claimed = seg->quick_claimed_fresh;
 		}
-		if (now < seg->quick_storm_until_ns && def->storm_win_irqs < seg->quick_claimed) {
-			seg->samples++;
-			def->storm_win_irqs++;
+		seg->samples++;
+		def->storm_win_irqs++;
+		if (claimed) {
 			def->storm_win_claimed++;
-			return;
+		} else {
+			seg->unhandled++;
+			seg->last_unhandled_ns = now;
+			IRQ_POLL_COUNT(def->quick_unclaimed_counts);
 		}
+		return;
 	}
+full:
 	p = irq_policy();
-	if (ret != IRQ_HANDLED && !(irq_fixup_enabled() && irq_fixup_try_others(desc))) {
+	if (!claimed && !(irq_fixup_enabled() && irq_fixup_try_others(desc))) {
 		/* Mainline: an unclaimed interrupt long after the last one starts the count again. */
 		if (p->spr_unhandled_gap_ns && seg->unhandled &&
 		    now - seg->last_unhandled_ns > p->spr_unhandled_gap_ns)
@@ -237,7 +272,7 @@ static void irq_flood_account(struct irq_desc *desc, irqreturn_t ret)
 #if IRQ_STORM
 	if (p->storm_max_claimed) {
 		/* Maybe far too many (storms: claimed, or mixed with unclaimed ones). */
-		irq_storm_account(desc, p, ret == IRQ_HANDLED, now);
+		irq_storm_account(desc, p, claimed, now);
 	} else
 #endif
 	{
