@@ -38,7 +38,9 @@ variable set on a page (`$ D="-drive ..."`) holds for the rest of that page.
 Keys: `(qemu) sendkey KEY` presses a key on the machine's PS/2 keyboard. A key that makes a
 character (a letter, a digit, `spc`, with `shift-`) puts it on the shell's line, where the kernel
 echoes it; the tool waits for that echo (for as long as `timeout (qemu) sendkey KEY:` says, 10 s
-by default, and goes on without it: a dead keyboard echoes nothing). The next `irqkit> ` line of
+by default, and goes on without it: a dead keyboard echoes nothing); once it came, it waits as
+long again for QEMU to let the keys go (the keyboard line's edges, counted by the monitor's `info
+irq`), so that the next command sees the whole key, its break code too, as a student's would. The next `irqkit> ` line of
 the page shows the shell's whole line: when it begins with the characters the keys should have
 typed, the tool types only the rest (`(qemu) sendkey a`, then `irqkit> apic`: the tool types
 `pic` and Enter), as the student does, and at least one character (a bare Enter's echo cannot be
@@ -115,7 +117,11 @@ HOST = "$ "
 MONITOR = "(qemu) "
 MONITOR_SWITCH = b"\x01c"   # Ctrl-A C: the console's multiplexer (-serial mon:stdio) to the monitor and back
 TYPE_AHEAD_MAX = 512        # bytes of commands typed in one write (the kernel's input ring holds 1024)
-KEY_ECHO_TIMEOUT = 10       # seconds of the host to wait for the echo of a key's character
+KEY_ECHO_TIMEOUT = 10       # seconds of the host to wait for the echo of a key's character (and its release)
+KBD_LINE = 1                # the PS/2 keyboard's ISA line (i8042), whose edges QEMU's `info irq` counts
+KEY_EDGES = 3               # edges a key that types a character raises, pressed and let go: its make code
+                            # and the two bytes of its break code (set 2, 0xF0 and the code; irqkit turns
+                            # the controller's translation off), one edge a byte the handler reads
 STAMP_RX = re.compile(r"^\[\s*\d+\.\d{6}\] ", re.M)
 ANSI_RX = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
 MARKER_RX = re.compile(r"<!--\s*session\b(?P<body>.*?)-->[ \t]*\n(?P<open>```console[^\n]*)\n(?P<block>.*?)^```[ \t]*$",
@@ -389,19 +395,27 @@ class Boot:
         between = "".join(l for l in self.buf[self.pos:mark].splitlines(True) if STAMP_RX.match(l))
         self.send(MONITOR_SWITCH)
         ready = self.wait_for(re.escape(MONITOR), mark, 20, "QEMU's monitor prompt (Ctrl-A C)")
+        chars = key_chars(cmd)
+        if chars:
+            # The keyboard line's edges so far: the keys' release is awaited from here (below).
+            raised, at = self.irq_edges(KBD_LINE, ready.end())
+        else:
+            at = ready.end()
         self.send(cmd.encode() + b"\r")
         # The monitor's line editor draws the line again at each character; the last drawing, then Enter.
-        echo = self.wait_for(re.escape(cmd) + r"(?:\x1b\[K)?\n", ready.end(), 20, f"the monitor's echo of `{cmd}`")
+        echo = self.wait_for(re.escape(cmd) + r"(?:\x1b\[K)?\n", at, 20, f"the monitor's echo of `{cmd}`")
         done = self.wait_for(re.escape(MONITOR), echo.end(), 20, f"the monitor's prompt after `{cmd}`")
         out = self.buf[echo.end():done.start()]
         self.send(MONITOR_SWITCH)
         pos = done.end()
-        chars = key_chars(cmd)
         if chars:
             deadline = time.monotonic() + timeout
             with self.lock:
                 while not keys_echoed(self.buf[done.end():], chars) and time.monotonic() < deadline:
                     self.lock.wait(0.1)
+                echoed = keys_echoed(self.buf[done.end():], chars)
+            if echoed:
+                self.await_release(raised + KEY_EDGES * len(cmd.split()[1].split("-")), deadline)
             # What the keys should have typed, whether it came or not: a page line that begins with it
             # is typed without it, so a key that never arrived leaves the shell a different command.
             self.keyed += chars
@@ -415,6 +429,36 @@ class Boot:
         out += "".join(l for l in self.buf[done.end():pos].splitlines(True) if STAMP_RX.match(l))
         self.pos = pos
         return between, out
+
+    def irq_edges(self, line, start):
+        """At QEMU's monitor (its prompt before @start): `info irq`. RETURNS the edges QEMU counted on
+        ISA line @line (the most of its controllers' statistics: the IOAPIC's and the 8259's count
+        the same input) and the end of the prompt after them."""
+        self.send(b"info irq\r")
+        echo = self.wait_for(r"info irq(?:\x1b\[K)?\n", start, 20, "the monitor's echo of `info irq`")
+        done = self.wait_for(re.escape(MONITOR), echo.end(), 20, "the monitor's prompt after `info irq`")
+        counts = re.findall(rf"^ *{line}: (\d+)\s*$", self.buf[echo.end():done.start()], re.M)
+        return max((int(c) for c in counts), default=0), done.end()
+
+    def await_release(self, edges, deadline):
+        """After keys whose echo came: wait (until @deadline) for QEMU to have let them go, that is
+        for the keyboard line to count @edges edges. `sendkey` presses the keys and lets them go
+        from a timer of QEMU's main loop, 10 ms later by the host's clock when the machine runs
+        without -icount; on a busy host that came after the next commands ran (fresh40: lesson 1's
+        `trace stop` before the break code, `irqs` counting 1 of the key's 3 interrupts). Once the
+        release is in the controller its bytes are the machine's, taken before the next typed
+        command arrives (QEMU hands typed bytes over one at a time from that same loop). The
+        student, slower than 10 ms, never sees the difference. Looked at in the monitor, between
+        two Ctrl-A C, so nothing reaches the shell's line."""
+        mark = len(self.buf)
+        self.send(MONITOR_SWITCH)
+        at = self.wait_for(re.escape(MONITOR), mark, 20, "QEMU's monitor prompt (Ctrl-A C)").end()
+        while True:
+            n, at = self.irq_edges(KBD_LINE, at)
+            if n >= edges or time.monotonic() >= deadline:
+                break
+            time.sleep(0.02)
+        self.send(MONITOR_SWITCH)
 
     def line_end(self, m):
         """The end of the line (its newline included) that match @m ends in."""
