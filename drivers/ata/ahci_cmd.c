@@ -338,6 +338,8 @@ static void wait_done(struct ahci_port *p, struct ahci_cmd *cmd, uint64_t start_
 			(void)irq_expect_cpu_ran(p->expect);
 			if (deadline > now + cpu_look_ns)
 				deadline = now + cpu_look_ns;
+		} else if (p->expecting && deadline > p->issue_ns + cpu_look_ns) {
+			deadline = p->issue_ns + cpu_look_ns;   /* the first look, whatever the wake-ups */
 		}
 		if (deadline > start_ns + limit_ns)
 			deadline = start_ns + limit_ns;
