@@ -162,8 +162,10 @@ static bool service_port(struct ahci_port *p)
 	 * vCPU between them makes it likely). Read PxIS again, or that status stays
 	 * set, and the interrupt it raised would find it with no command waiting (a
 	 * stray) or under the next command (a false "progress"). Test: ahci-isgap.
+	 * Not when the first read already held a FIS that ends a command
+	 * (AHCI_PxIS_DONE_FIS): the completion was seen, a second read finds nothing.
 	 */
-	if (!(ci & SLOT0))
+	if (!(ci & SLOT0) && !(is & AHCI_PxIS_DONE_FIS))
 		is |= ahci_port_read(p, AHCI_PxIS);
 	if (is & AHCI_PxIS_ERRORS) {
 		ahci_port_write(p, AHCI_PxIS, is);
@@ -336,6 +338,8 @@ static void wait_done(struct ahci_port *p, struct ahci_cmd *cmd, uint64_t start_
 			(void)irq_expect_cpu_ran(p->expect);
 			if (deadline > now + cpu_look_ns)
 				deadline = now + cpu_look_ns;
+		} else if (p->expecting && deadline > p->issue_ns + cpu_look_ns) {
+			deadline = p->issue_ns + cpu_look_ns;   /* the first look, whatever the wake-ups */
 		}
 		if (deadline > start_ns + limit_ns)
 			deadline = start_ns + limit_ns;

@@ -91,9 +91,13 @@ void ahci_isgap(struct ahci_port *p)
 
 	if (!us || !(ahci_port_read(p, AHCI_PxCI) & 1u))
 		return;
-	/* The command is still running: wait (bounded) for the HBA to complete it. */
+	/* The command is still running: wait up to US us by the kernel's clock for the HBA to
+	 * complete it (a pass of a register read and udelay(1) can take several us under TCG), and
+	 * at most US passes (each takes at least 1 us: the clock's deadline comes first). */
+	const uint64_t end = ktime_get_ns() + (uint64_t)us * LATE_NS_PER_US;
+
 	isgap_waits++;
-	for (unsigned int i = 0; i < us; i++) {
+	for (unsigned int i = 0; i < us && ktime_get_ns() < end; i++) {
 		if (!(ahci_port_read(p, AHCI_PxCI) & 1u)) {
 			isgap_caught++;
 			return;

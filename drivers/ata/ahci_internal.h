@@ -37,6 +37,15 @@
 #include "ata_internal.h"
 #include "ahci_regs.h"
 
+/*
+ * The PxIS bits of a FIS that ends a non-queued command (the driver issues no NCQ): a D2H
+ * Register FIS or a Set Device Bits FIS; the HBA posts it, with any error bit, before it
+ * clears the slot in PxCI. A look whose PxIS read holds one and whose PxCI read shows the
+ * slot clear has seen the completion, and skips the second PxIS read (service_port).
+ * PIO Setup (PSS) and DMA Setup (DSS) also come mid-command: they do not count.
+ */
+#define AHCI_PxIS_DONE_FIS (AHCI_PxIS_DHRS | AHCI_PxIS_SDBS)
+
 struct pci_dev;
 
 /* ------------------------------------------------------------------------

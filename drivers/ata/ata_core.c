@@ -495,6 +495,8 @@ static void wait_done(struct ata_channel *ch, struct ata_cmd *cmd)
 			ata_hw_cpu_look(ch);
 			if (deadline > now + cpu_look_ns)
 				deadline = now + cpu_look_ns;
+		} else if (ch->expecting && deadline > ch->phase_start_ns + cpu_look_ns) {
+			deadline = ch->phase_start_ns + cpu_look_ns;   /* the first look, whatever the wake-ups */
 		}
 		if (deadline > ch->phase_start_ns + busy_ns)
 			deadline = ch->phase_start_ns + busy_ns;

@@ -334,6 +334,8 @@ static int wait_done(struct nvme_queue *q, unsigned int timeout_ms)
 				break;
 			if (deadline > now + cpu_look_ns)
 				deadline = now + cpu_look_ns;
+		} else if (deadline > q->submit_ns + cpu_look_ns) {
+			deadline = q->submit_ns + cpu_look_ns;   /* the first look, whatever the wake-ups */
 		}
 		/* Interrupts stay off from the unlock to the halt: a wake-up IPI sent meanwhile
 		 * (the handler on another CPU took the completion) ends the halt at once. */
