@@ -317,6 +317,23 @@ static void a_storm_of_mixed_claimed_and_unclaimed_interrupts_is_throttled(void 
 }
 
 /*
+ * Attach @s to LINE (edge) and run the simulation to 100 ms past
+ * STORM_AT_NS. RETURNS the time from STORM_AT_NS to the line's first mask
+ * after it, with its index in the line's history in *@idx (-1: never).
+ */
+static uint64_t run_until_masked(struct sim_source *s, int *idx)
+{
+	int i;
+
+	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
+	assert_int_equal(sim_source_attach(s), 0);
+	sim_run_for(STORM_AT_NS + 100 * SIM_MS);
+	i = first_mask_after(STORM_AT_NS);
+	*idx = i;
+	return i >= 0 ? sim_line(LINE)->history[i].at_ns - STORM_AT_NS : 0;
+}
+
+/*
  * The CPU time a storm takes, not its rate (issue 28): a device whose
  * every interrupt is claimed and whose handler takes @handler_ns, at
  * @period_ns, from STORM_AT_NS. RETURNS the time from the storm's start
@@ -325,18 +342,13 @@ static void a_storm_of_mixed_claimed_and_unclaimed_interrupts_is_throttled(void 
 static uint64_t costly_storm(void **state, uint64_t period_ns, uint64_t handler_ns)
 {
 	struct sim_source s = storming(STORM_AT_NS, 0);
-	uint64_t took = 0;
+	uint64_t took;
 	int i;
 
 	sim_case_start(state, NULL);
 	s.period_ns = period_ns;
 	s.handler_ns = handler_ns;
-	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
-	assert_int_equal(sim_source_attach(&s), 0);
-	sim_run_for(STORM_AT_NS + 100 * SIM_MS);
-	i = first_mask_after(STORM_AT_NS);
-	if (i >= 0)
-		took = sim_line(LINE)->history[i].at_ns - STORM_AT_NS;
+	took = run_until_masked(&s, &i);
 	print_message("every %llu us, %llu us each (%llu %% of a CPU): %s %llu us after its start, %u storms by CPU time\n",
 		      (unsigned long long)(period_ns / SIM_US), (unsigned long long)(handler_ns / SIM_US),
 		      (unsigned long long)(handler_ns * 100 / period_ns), i >= 0 ? "throttled" : "never throttled",
@@ -377,7 +389,7 @@ static void a_slow_storm_that_takes_the_cpu_is_throttled_by_the_time_it_takes(vo
 static uint64_t duplicating_storm(void **state, uint64_t handler_ns)
 {
 	struct sim_source s = storming(STORM_AT_NS, 0);
-	uint64_t took = 0;
+	uint64_t took;
 	int i;
 
 	sim_case_start(state, NULL);
@@ -385,12 +397,7 @@ static uint64_t duplicating_storm(void **state, uint64_t handler_ns)
 	s.handler_ns = handler_ns;
 	s.claim_ppm = SIM_PPM / 2;
 	s.claims_own = false;
-	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
-	assert_int_equal(sim_source_attach(&s), 0);
-	sim_run_for(STORM_AT_NS + 100 * SIM_MS);
-	i = first_mask_after(STORM_AT_NS);
-	if (i >= 0)
-		took = sim_line(LINE)->history[i].at_ns - STORM_AT_NS;
+	took = run_until_masked(&s, &i);
 	print_message("every 10 us, half unclaimed, %llu ns each (%llu %% of a CPU): %s %llu us after its start, "
 		      "%u storms by CPU time, %u floods\n", (unsigned long long)handler_ns,
 		      (unsigned long long)(handler_ns * 100 / (10 * SIM_US)), i >= 0 ? "throttled" : "never throttled",
@@ -438,19 +445,14 @@ static uint64_t slow_unclaimed_stream(void **state, uint32_t claimed_ppm)
 {
 	const struct irq_policy *p = sim_case_start(state, NULL);
 	struct sim_source s = storming(STORM_AT_NS, 0);
-	uint64_t took = 0;
+	uint64_t took;
 	int i;
 
 	s.period_ns = 300 * SIM_US;
 	s.handler_ns = 195 * SIM_US;
 	s.claim_ppm = claimed_ppm;
 	s.claims_own = false;
-	assert_int_equal(sim_line_setup(LINE, SIM_EDGE), 0);
-	assert_int_equal(sim_source_attach(&s), 0);
-	sim_run_for(STORM_AT_NS + 100 * SIM_MS);
-	i = first_mask_after(STORM_AT_NS);
-	if (i >= 0)
-		took = sim_line(LINE)->history[i].at_ns - STORM_AT_NS;
+	took = run_until_masked(&s, &i);
 	print_message("%s: every 300 us, 195 us each (65 %% of a CPU), %u ppm claimed: %s %llu us after its start, "
 		      "%llu claimed, %u floods, %u claimed storms (%u by CPU time)\n", p->name, (unsigned int)claimed_ppm,
 		      i >= 0 ? "masked" : "never masked", (unsigned long long)(took / SIM_US), (unsigned long long)s.claimed,
