@@ -59,6 +59,9 @@ TIMESTAMP = re.compile(r"^\[\s*\d+\.\d{6}\] ")
 LOG_LINE = re.compile(r"\[\s*\d+\.\d{6}\] [^\n]*\n")
 # A message while a line is typed: the shown line ends, the message, the prompt again (kernel/printk.c).
 REDRAW = re.compile(r"\n(?:\[\s*\d+\.\d{6}\] [^\n]*\n)+" + re.escape(PROMPT))
+# Nothing but log lines (Guest.command: a message between an echo and a prompt).
+LOG_LINES_ONLY = re.compile(r"(?:\[\s*\d+\.\d{6}\] [^\n]*\n)+")
+CTRL_U = "\x15"            # the shell erases the line (echoes "\b \b" per character)
 
 
 def _line_shown(typed):
@@ -210,12 +213,31 @@ class Guest:
         self.proc.stdin.flush()
 
     def command(self, cmd, timeout=30):
-        """Type @cmd at the shell, wait for the next prompt, return the output between."""
+        """Type @cmd at the shell, wait for the next prompt, return the output between.
+
+        A kernel message that comes after the command is echoed but before the shell reads its
+        Enter ends the shown line with a line break like the Enter's, and the prompt after the
+        message is the line shown again (kernel/printk.c, input_hide/input_show), not the
+        command's end: "mouse\n[ 60.08] irq 12: ...\nirqkit> mouse\n<output>irqkit> " (CI,
+        stop 38: test_i8042 took the message for the output of `mouse`). When all that came
+        between an echo and a prompt is log lines, a space and Ctrl-U typed after the command
+        tell the two apart: their echo comes after the prompt that ends the command, and the
+        line shown again (the command and its Enter) comes before it."""
         start = len(self.log)
         self.send(cmd + "\r")
-        m = self.wait_for(re.escape(cmd) + r"\n", timeout, start)
-        end = self.wait_for(re.escape(PROMPT), timeout, m.end())
-        return "\n".join(TIMESTAMP.sub("", l) for l in self.log[m.end():end.start()].split("\n"))
+        pos = start
+        while True:
+            m = self.wait_for(re.escape(cmd) + r"\n", timeout, pos)
+            end = self.wait_for(re.escape(PROMPT), timeout, m.end())
+            between = self.log[m.end():end.start()]
+            if LOG_LINES_ONLY.fullmatch(between):
+                if not self.log.startswith(cmd + "\n", end.end()):
+                    self.send(" " + CTRL_U)
+                    self.wait_for(re.escape(" \b \b"), timeout, end.end())
+                if self.log.startswith(cmd + "\n", end.end()):
+                    pos = end.end()            # the line shown again: its Enter is still to come
+                    continue
+            return "\n".join(TIMESTAMP.sub("", l) for l in between.split("\n"))
 
     # -- QMP ----------------------------------------------------------------
     def qmp_cmd(self, name, **arguments):

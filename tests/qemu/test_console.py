@@ -11,10 +11,12 @@ calls) is not cut by another context's message - an interrupt or exception on th
 another CPU - on the serial console and on the framebuffer console (the last tests here).
 """
 import re
+import threading
+import types
 
 import pytest
 
-from irqkit_qemu import EXIT_PASS, PROMPT, have_ovmf, typed_echo
+from irqkit_qemu import EXIT_PASS, PROMPT, TIMESTAMP, Guest, have_ovmf, typed_echo
 
 STAMP_MID_LINE = re.compile(r"[^\n]\[\s*\d+\.\d{6}\] ")
 
@@ -64,6 +66,41 @@ def test_typed_echo_takes_out_messages_and_the_repeated_line():
     # A message between a command's output and the next prompt is not a repeat.
     assert typed_echo("irqkit> x\nout\n" + msg + "irqkit> y\n") == "irqkit> x\nout\nirqkit> y\n"
     assert typed_echo("irqkit> \n" + msg + "irqkit> ") == "irqkit> "
+
+
+class ScriptedShell(Guest):
+    """A Guest without QEMU for the host-side test of Guest.command: each send() appends the next
+    reply to the serial output, as the kernel would answer what was typed."""
+
+    def __init__(self, replies):
+        self.buf, self.cond, self.replies, self.sent = "", threading.Condition(), list(replies), []
+        self.proc = types.SimpleNamespace(poll=lambda: None)
+
+    def send(self, text):
+        assert self.replies, f"typed {text!r} with no reply scripted"
+        self.sent.append(text)
+        self.buf += self.replies.pop(0)
+
+
+def test_a_command_is_not_ended_by_a_message_before_its_enter():
+    """Guest.command on output shaped like the kernel's: a message after the echo and before the
+    Enter is followed by the line shown again, whose prompt does not end the command (CI, stop 38)."""
+    msg = "[   60.084102] irq 12: \"i8042-aux\": 36 of 72 deliveries came by polling\n"
+    out = "mouse: position x 18 y 390 (y up)\n"
+    # The line shown again came with the message.
+    g = ScriptedShell(["irqkit> mouse\n" + msg + "irqkit> mouse\n" + out + "irqkit> "])
+    assert g.command("mouse") == out
+    # Only the message had come: the probe's echo comes after the command's real end.
+    g = ScriptedShell(["irqkit> mouse\n" + msg + "irqkit> mo", "use\n" + out + "irqkit>  \b \b"])
+    assert g.command("mouse") == out
+    assert g.sent == ["mouse\r", " \x15"]
+    # A command whose output is a log line and nothing more: the probe's echo follows its prompt.
+    g = ScriptedShell(["inject x\n" + msg + "irqkit> ", " \b \b"])
+    assert g.command("inject x") == TIMESTAMP.sub("", msg)
+    # Plain output: nothing more is typed.
+    g = ScriptedShell(["uptime\nup 1.000 s\nirqkit> "])
+    assert g.command("uptime") == "up 1.000 s\n"
+    assert g.sent == ["uptime\r"]
 
 
 # Whole lines per context (kernel/printk.c): the console selftests (arch/x86/console_selftest.c) half
