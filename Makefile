@@ -113,6 +113,9 @@ $(BUILD)/irqkit.iso: $(BUILD)/kernel.elf iso/grub.cfg
 #                              attached as the CD), because GRUB's menu line takes none
 #   SMP=N                      N CPUs, each on a host thread of its own (-smp N -accel tcg,thread=multi);
 #                              QEMU 7.2 refuses -accel beside -machine accel=, so SMP picks one form
+#   RUN_QMP=PATH               also a QMP socket at PATH, for a tool that looks at the machine
+#                              beside its console (tools/course types keys and reads `info irq` there:
+#                              the console's monitor would print into the middle of the kernel's lines)
 UI ?= none
 QEMU_RUN_FLAGS := -machine pc -m 128M -serial mon:stdio -display $(UI) -no-reboot \
                   -device isa-debug-exit,iobase=0xf4,iosize=0x04
@@ -133,6 +136,8 @@ RUN_ACCEL = $(if $(filter-out 0 1,$(SMP)),-accel $(QEMU_ACCEL)$(if $(filter tcg,
 SMBIOS_APPEND = -smbios "type=11,value=irqkit.append=$(subst $(comma),$(comma)$(comma),$(APPEND))"
 RUN_BOOT = -cdrom $(BUILD)/irqkit.iso -boot d $(if $(strip $(APPEND)),-kernel $(BUILD)/kernel.elf -append "$(APPEND)",$(SMBIOS_APPEND))
 RUN_SAY = $(if $(strip $(APPEND)),$(BUILD)/kernel.elf with "$(APPEND)",$(BUILD)/irqkit.iso)
+RUN_QMP ?=
+RUN_QMP_ARG = $(if $(strip $(RUN_QMP)),-qmp unix:$(RUN_QMP)$(comma)server=on$(comma)wait=off)
 ifneq ($(filter uefi uefi32,$(FIRMWARE)),)
 # The 32-bit OVMF Debian ships is its Secure Boot build, which needs SMM and a secure flash.
 QEMU = $(if $(filter uefi32,$(FIRMWARE)),qemu-system-i386,qemu-system-x86_64)
@@ -152,7 +157,7 @@ ovmf-vars: | deps
 run: deps all
 	@$(if $(filter gtk,$(UI)),sh tools/deps.sh gui)
 	@echo 'irqkit: booting $(RUN_SAY); serial console here, Ctrl-A X quits QEMU'
-	$(QEMU) $(RUN_ACCEL) $(QEMU_RUN_FLAGS) $(RUN_BOOT) $(RUN_EXTRA)
+	$(QEMU) $(RUN_ACCEL) $(QEMU_RUN_FLAGS) $(RUN_BOOT) $(RUN_EXTRA) $(RUN_QMP_ARG)
 
 # SMP=N as for make run: gdb sees each CPU as a thread (`info threads`, `thread N`).
 debug: deps all
