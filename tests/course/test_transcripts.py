@@ -14,6 +14,8 @@ new output no longer shows.
 import os
 import re
 import sys
+import threading
+import types
 
 import pytest
 
@@ -91,3 +93,36 @@ def test_a_key_is_let_go_before_the_next_command(tmp_path):
     (ev,) = player.evidence.values()
     console = transcripts.ANSI_RX.sub("", ev["log"])
     assert "info irq" not in console and console.count(transcripts.MONITOR) == 2, console
+
+
+class ScriptedBoot(transcripts.Boot):
+    """A Boot without QEMU: each send() appends the next reply to the console, as the kernel would
+    answer what was typed."""
+
+    def __init__(self, replies):
+        self.buf, self.lock, self.replies = "", threading.Condition(), list(replies)
+        self.keyed, self.ahead, self.pos = "", [], 0
+        self.name = self.where = "scripted"
+        self.cmd = "make run"
+        self.proc = types.SimpleNamespace(poll=lambda: None)
+        self.reader = types.SimpleNamespace(is_alive=lambda: True)
+
+    def send(self, data):
+        self.buf += self.replies.pop(0)
+
+
+def test_a_message_before_the_enter_does_not_end_the_command():
+    """A message after `inject x` was echoed and before the shell read its Enter: the prompt after
+    it is the line shown again, and the command's output (a log line) comes after that
+    (kernel/printk.c input_hide / input_show). The next command typed ahead tells the two apart;
+    taking the first prompt for the end gives the message as the output."""
+    msg = "[    1.000000] irq 11: something\n"
+    injected = "[    1.000100] fault: INJECTED x\n"
+    b = ScriptedBoot(["inject x\n" + msg + "irqkit> inject x\n" + injected + "irqkit> irqs\nIRQ table\nirqkit> "])
+    between, out = b.type("inject x", 5, ahead=["irqs"])
+    assert (between, out) == (msg, injected)
+    assert b.type("irqs", 5, sent=True) == ("", "IRQ table\n")
+    # The command's own output is a log line and nothing came before its Enter.
+    b = ScriptedBoot(["inject x\n" + injected + "irqkit> irqs\nIRQ table\nirqkit> "])
+    assert b.type("inject x", 5, ahead=["irqs"]) == ("", injected)
+    assert b.type("irqs", 5, sent=True) == ("", "IRQ table\n")
