@@ -305,8 +305,9 @@ def test_hpet_storm_of_claimed_interrupts_is_throttled_and_the_system_keeps_work
                    r"their runs (\d+) % of a CPU \(bound (\d+) %\)", 20, start)
     irqs, us, claimed, bound = int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5))
     share, share_bound = int(m.group(7)), int(m.group(8))
-    # A storm by its rate (the bound) or by the CPU time its runs took (issue 28: the share's bound)
-    assert (irqs > bound or share > share_bound) and us <= STORM_WINDOW_MS * 1000 and 0 < claimed <= irqs, m.group(0)
+    # A storm by its rate (the bound) or by the CPU time its runs took (issue 28: the share's bound;
+    # >= because the message truncates the share: see SHARE_PRINTED)
+    assert (irqs > bound or share >= share_bound) and us <= STORM_WINDOW_MS * 1000 and 0 < claimed <= irqs, m.group(0)
     # Contained within CLAIMED_TRIP_MAX_MS of guest time from the storm's start: QEMU's comparator gives one
     # interrupt at once and its periodic ones about 0.6 s later, which its driver says ("at its rate from").
     t_rate = float(re.search(r"hpet-storm: interrupts at its rate from (\d+\.\d+) s", g.log[start:]).group(1))
@@ -338,6 +339,11 @@ def test_hpet_storm_of_claimed_interrupts_is_throttled_and_the_system_keeps_work
     assert diskimg.changed_ranges(path, original, lba, count) == []
 
 
+# SHARE_PRINTED: the kernel trips when the window's runs pass storm_cpu_pct of the whole window
+# (kernel/irq/storm.c: limit = budget / shortest run + 1), and prints their share of the time the
+# window had run, truncated to a whole percent: a trip just over the bound late in the window prints
+# the bound itself (fresh50: "394 interrupts in 9818 us ... their runs 25 % of a CPU (bound 25 %)",
+# that is 25.x %). So the printed share is at least the bound, not above it.
 @pytest.mark.parametrize("hz", [50000, 1000000])
 def test_hpet_storm_at_other_rates_is_contained_by_the_cpu_time_its_runs_take(guest_factory, hz):
     """The claimed storm at 50,000 a second (under the 1,500-a-window rate bound: only the CPU time
@@ -354,7 +360,7 @@ def test_hpet_storm_at_other_rates_is_contained_by_the_cpu_time_its_runs_take(gu
     m = g.wait_for(STAMP_RX + rf"irq {gsi}: (\d+) interrupts in (\d+) us, (\d+) claimed \(bound (\d+) in (\d+) ms\), "
                    r"their runs (\d+) % of a CPU \(bound (\d+) %\)", 20, start)
     share, share_bound = int(m.group(7)), int(m.group(8))
-    assert share > share_bound, m.group(0)
+    assert share >= share_bound, m.group(0)     # SHARE_PRINTED
     t_rate = float(re.search(r"hpet-storm: interrupts at its rate from (\d+\.\d+) s", g.log[start:]).group(1))
     assert (float(m.group(1)) - t_rate) * 1000 <= CLAIMED_TRIP_MAX_MS, g.log[start:]
     lost = cpu_lost(g)
