@@ -10,6 +10,11 @@ UNIT_TESTS += $(addprefix irq_,$(IRQ_UNIT_CASES)) irq_port
 $(foreach c,$(IRQ_UNIT_CASES),$(eval UNIT_irq_$(c)_SRCS := tests/unit/test_irq_$(c).c $(IRQ_CORE_SRCS) $(IRQ_TEST_SUPPORT)))
 $(foreach c,$(IRQ_UNIT_CASES),$(eval $(BUILD)/host/unit/irq_$(c): tests/unit/test_irq_fake_chip.h))
 UNIT_irq_port_SRCS := tests/unit/test_irq_port.c tests/host/irq_port_host.c
+# The full core's shared objects (the Makefile's unit flavours): these binaries, the defences',
+# and the other kernel/irq tests built with the default configuration link them.
+UNIT_FLAVOURS += full
+UNIT_FLAVOUR_full_CFLAGS := -Itests/unit
+$(foreach c,$(IRQ_UNIT_CASES),$(eval UNIT_irq_$(c)_FLAVOUR := full))
 
 # The template port must build and work on its own: the core compiled
 # against kernel/irq/template/ only (its irq_port_host.h first on the path),

@@ -26,6 +26,11 @@ UNIT_TESTS += irqb_$(1)_$(2)
 UNIT_irqb_$(1)_$(2)_SRCS := tests/unit/test_irq_$(2).c $(sort $(wildcard kernel/irq/*.c)) tests/host/irq_port_host.c \
 	$(if $(filter $(2),$(IRQ_BUILD_FAKE_CHIP)),tests/unit/test_irq_fake_chip.c,tests/unit/sim/sim.c tests/unit/sim/sim_dev.c)
 UNIT_irqb_$(1)_$(2)_CFLAGS := -Itests/unit $(IRQ_BUILD_$(1)_FLAGS)
+UNIT_irqb_$(1)_$(2)_FLAVOUR := $(1)
 $(BUILD)/host/unit/irqb_$(1)_$(2): tests/unit/test_irq_fake_chip.h tests/unit/sim/sim.h tests/unit/sim/sim_cmocka.h
 endef
 $(foreach b,$(IRQ_BUILDS),$(foreach c,$(IRQ_BUILD_$(b)_CASES),$(eval $(call irq_build_case,$(b),$(c)))))
+# Each build's core, host port, fake chip and simulator are compiled once (the Makefile's unit
+# flavours) with the same flags as its cases.
+UNIT_FLAVOURS += $(IRQ_BUILDS)
+$(foreach b,$(IRQ_BUILDS),$(eval UNIT_FLAVOUR_$(b)_CFLAGS := -Itests/unit $(IRQ_BUILD_$(b)_FLAGS)))

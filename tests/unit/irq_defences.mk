@@ -11,4 +11,5 @@ UNIT_TESTS += $(addprefix irq_,$(IRQ_DEFENCE_CASES))
 $(foreach c,$(IRQ_DEFENCE_CASES),$(eval UNIT_irq_$(c)_SRCS := tests/unit/test_irq_$(c).c \
 	$(sort $(wildcard kernel/irq/*.c)) tests/host/irq_port_host.c $(IRQ_SIM_SRCS)))
 $(foreach c,$(IRQ_DEFENCE_CASES),$(eval UNIT_irq_$(c)_CFLAGS := -Itests/unit))
+$(foreach c,$(IRQ_DEFENCE_CASES),$(eval UNIT_irq_$(c)_FLAVOUR := full))
 $(foreach c,$(IRQ_DEFENCE_CASES),$(eval $(BUILD)/host/unit/irq_$(c): $(IRQ_SIM_HDRS)))

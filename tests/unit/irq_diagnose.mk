@@ -5,3 +5,4 @@ UNIT_TESTS += irq_diagnose
 UNIT_irq_diagnose_SRCS := tests/unit/test_irq_diagnose.c $(sort $(wildcard kernel/irq/*.c)) \
 	tests/host/irq_port_host.c tests/unit/test_irq_fake_chip.c
 $(BUILD)/host/unit/irq_diagnose: tests/unit/test_irq_fake_chip.h
+UNIT_irq_diagnose_FLAVOUR := full

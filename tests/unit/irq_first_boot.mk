@@ -5,3 +5,4 @@ UNIT_TESTS += irq_first_boot
 UNIT_irq_first_boot_SRCS := tests/unit/test_irq_first_boot.c $(sort $(wildcard kernel/irq/*.c)) \
 	tests/host/irq_port_host.c tests/unit/test_irq_fake_chip.c
 $(BUILD)/host/unit/irq_first_boot: tests/unit/test_irq_fake_chip.h
+UNIT_irq_first_boot_FLAVOUR := full

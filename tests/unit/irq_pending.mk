@@ -6,3 +6,4 @@ UNIT_irq_pending_SRCS := tests/unit/test_irq_pending.c tests/unit/test_irq_fake_
 	$(sort $(wildcard kernel/irq/*.c)) tests/host/irq_port_host.c $(IRQ_SIM_SRCS)
 UNIT_irq_pending_CFLAGS := -Itests/unit
 $(BUILD)/host/unit/irq_pending: $(IRQ_SIM_HDRS) tests/unit/test_irq_fake_chip.h
+UNIT_irq_pending_FLAVOUR := full

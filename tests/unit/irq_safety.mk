@@ -6,3 +6,4 @@ UNIT_irq_safety_SRCS := tests/unit/test_irq_safety.c $(sort $(wildcard kernel/ir
 	$(IRQ_SIM_SRCS)
 UNIT_irq_safety_CFLAGS := -Itests/unit
 $(BUILD)/host/unit/irq_safety: $(IRQ_SIM_HDRS)
+UNIT_irq_safety_FLAVOUR := full
