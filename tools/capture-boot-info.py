@@ -22,16 +22,16 @@ structure; see tests/fuzz/fuzz_multiboot2.c).
 Usage: tools/capture-boot-info.py [config ...]   (default: all). Needs `make all` first, QEMU and,
 for the UEFI configurations, Debian's ovmf. About 10 s per configuration.
 """
-import json
 import os
 import re
 import shutil
-import socket
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+
+from qemuio import Qmp, QmpError  # the QMP client the tests use too (tools/qemuio.py)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 ISO = os.path.join(ROOT, "build", "irqkit.iso")
@@ -50,35 +50,9 @@ CONFIGS = {
 COMMON = ["-m", "128M", "-display", "none", "-monitor", "none", "-no-reboot", "-cdrom", ISO]
 
 
-class Qmp:
-    def __init__(self, path):
-        for _ in range(200):
-            try:
-                self.s = socket.socket(socket.AF_UNIX)
-                self.s.connect(path)
-                break
-            except OSError:
-                time.sleep(0.05)
-        else:
-            sys.exit("capture: QMP socket never appeared")
-        self.f = self.s.makefile("rw")
-        json.loads(self.f.readline())
-        self.cmd("qmp_capabilities")
-
-    def cmd(self, name, **args):
-        self.f.write(json.dumps({"execute": name, "arguments": args}) + "\n")
-        self.f.flush()
-        while True:
-            r = json.loads(self.f.readline())
-            if "return" in r:
-                return r["return"]
-            if "error" in r:
-                sys.exit(f"capture: QMP {name}: {r['error']}")
-
-
 def pmem(qmp, tmp, addr, length):
     path = os.path.join(tmp, f"{addr:x}.bin")
-    qmp.cmd("pmemsave", val=addr, size=length, filename=path)
+    qmp.call("pmemsave", val=addr, size=length, filename=path)
     with open(path, "rb") as f:
         data = f.read()
     if len(data) != length:
@@ -152,7 +126,7 @@ def capture(name):
             log += p.stdout.read1(4096)
         text = log.decode("utf-8", "replace")
         try:
-            qmp = Qmp(qmp_path)
+            qmp = Qmp(qmp_path, timeout=10, alive=lambda: p.poll() is None)
             m = re.search(r"boot: multiboot2 information at (0x[0-9a-f]+), (\d+) bytes", text)
             if not m:
                 sys.exit(f"capture: {name}: the kernel did not say where the multiboot2 information is")
@@ -169,7 +143,9 @@ def capture(name):
                         run = []
                     if pg is not None:
                         run.append(pg)
-            qmp.cmd("quit")
+            qmp.call("quit")
+        except QmpError as e:
+            sys.exit(f"capture: {name}: {e}")
         finally:
             try:
                 p.wait(10)

@@ -44,7 +44,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
 import diskimg  # noqa: E402
-from irqkit_qemu import ROOT, Guest, GuestTimeout  # noqa: E402
+from irqkit_qemu import LOG_LINE_RX, ROOT, Guest, GuestTimeout  # noqa: E402
 
 ICOUNT_SHIFT = 3
 POLICIES = ("irqkit", "tejun2010", "mainline")
@@ -56,7 +56,6 @@ HOLD_MS = 20
 KEYS = "abcdefghijklmnopqrstuvwxyz"
 CHAR_RX = re.compile(r"usb-kbd\d: char 0x([0-9a-f]{2}) at tsc (\d+)")
 RATE_RX = re.compile(r"crc32 usba 0\+\d+ = [0-9a-f]{8} \((\d+) bytes in (\d+) us, ([\d.]+) MB/s\)")
-LOG_LINE = re.compile(r"\[\s*\d+\.\d{6}\] [^\n]*\n")
 
 
 def wired():
@@ -82,7 +81,7 @@ def pm_read(g, port):
 
 
 def echoed(g, start):
-    return LOG_LINE.sub("", g.log[start:])
+    return LOG_LINE_RX.sub("", g.log[start:])
 
 
 def wait_echo(g, ch, start):

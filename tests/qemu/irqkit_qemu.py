@@ -7,18 +7,20 @@ the kernel's exit codes into QEMU's exit status ((code << 1) | 1).
 Every wait has a hard time-out; on time-out the serial log is part of the
 error, and conftest.py prints the log of every guest of a failed test.
 """
-import json
 import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.append(os.path.join(ROOT, "tools"))
+# The console's message shapes and the QMP client, shared with the course tool (tools/qemuio.py).
+from qemuio import LOG_LINE_RX, LOG_LINES_ONLY, STAMP, STAMP_RX, Qmp  # noqa: E402
 KERNEL = os.path.join(ROOT, "build", "kernel.elf")
 ISO = os.path.join(ROOT, "build", "irqkit.iso")
 QEMU = os.environ.get("QEMU", "qemu-system-i386")
@@ -54,13 +56,8 @@ EXIT_PANIC = (0x12 << 1) | 1
 EXIT_HALT = (0x13 << 1) | 1
 
 PROMPT = "irqkit> "
-TIMESTAMP = re.compile(r"^\[\s*\d+\.\d{6}\] ")
-
-LOG_LINE = re.compile(r"\[\s*\d+\.\d{6}\] [^\n]*\n")
 # A message while a line is typed: the shown line ends, the message, the prompt again (kernel/printk.c).
-REDRAW = re.compile(r"\n(?:\[\s*\d+\.\d{6}\] [^\n]*\n)+" + re.escape(PROMPT))
-# Nothing but log lines (Guest.command: a message between an echo and a prompt).
-LOG_LINES_ONLY = re.compile(r"(?:\[\s*\d+\.\d{6}\] [^\n]*\n)+")
+REDRAW = re.compile(r"\n(?:" + STAMP + r"[^\n]*\n)+" + re.escape(PROMPT))
 CTRL_U = "\x15"            # the shell erases the line (echoes "\b \b" per character)
 
 
@@ -98,7 +95,7 @@ def typed_echo(text):
         else:
             out += "\n"                        # a message before a fresh prompt: keep the prompt
             pos = m.end() - len(PROMPT)
-    return LOG_LINE.sub("", out + text[pos:])
+    return LOG_LINE_RX.sub("", out + text[pos:])
 
 
 # Every Guest started in the current test, so a failing test can show their logs.
@@ -184,7 +181,7 @@ class Guest:
 
     def lines(self, start=0):
         """Serial output as lines, printk timestamps removed."""
-        return [TIMESTAMP.sub("", l) for l in self.log[start:].split("\n")]
+        return [STAMP_RX.sub("", l) for l in self.log[start:].split("\n")]
 
     def wait_for(self, pattern, timeout=30, start=0):
         """Wait until @pattern (a regex) appears after offset @start; return the match."""
@@ -237,38 +234,15 @@ class Guest:
                 if self.log.startswith(cmd + "\n", end.end()):
                     pos = end.end()            # the line shown again: its Enter is still to come
                     continue
-            return "\n".join(TIMESTAMP.sub("", l) for l in between.split("\n"))
+            return "\n".join(STAMP_RX.sub("", l) for l in between.split("\n"))
 
     # -- QMP ----------------------------------------------------------------
     def qmp_cmd(self, name, **arguments):
+        """QMP command @name with @arguments (tools/qemuio.py); RETURNS its result, raises
+        qemuio.QmpError (a RuntimeError) when QEMU refuses it."""
         if self.qmp is None:
-            deadline = time.monotonic() + 10
-            while True:
-                try:
-                    s = socket.socket(socket.AF_UNIX)
-                    s.connect(self.qmp_path)
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.1)
-            self.qmp = s.makefile("rw")
-            json.loads(self.qmp.readline())           # greeting
-            self._qmp_send("qmp_capabilities")
-        return self._qmp_send(name, **arguments)
-
-    def _qmp_send(self, name, **arguments):
-        msg = {"execute": name}
-        if arguments:
-            msg["arguments"] = arguments
-        self.qmp.write(json.dumps(msg) + "\n")
-        self.qmp.flush()
-        while True:
-            reply = json.loads(self.qmp.readline())
-            if "return" in reply or "error" in reply:
-                if "error" in reply:
-                    raise RuntimeError(f"QMP {name}: {reply['error']}")
-                return reply["return"]
+            self.qmp = Qmp(self.qmp_path, timeout=10, alive=lambda: self.proc.poll() is None)
+        return self.qmp.call(name, **arguments)
 
     # -- end ----------------------------------------------------------------
     def wait_exit(self, timeout=60):
@@ -303,10 +277,7 @@ class Guest:
             self.proc.kill()
             self.proc.wait(10)
         if self.qmp:
-            try:
-                self.qmp.close()
-            except OSError:
-                pass
+            self.qmp.close()
         self.reader.join(5)
 
     def __enter__(self):

@@ -105,7 +105,6 @@ import re
 import select
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -115,6 +114,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.append(os.path.dirname(HERE))
+# The console's message shapes and the QMP client, shared with the QEMU tests (tools/qemuio.py).
+from qemuio import LOG_LINES_ONLY, STAMP_RX, Qmp, QmpError  # noqa: E402
 
 PROMPT = "irqkit> "
 HOST = "$ "
@@ -126,8 +128,6 @@ KBD_LINE = 1                # the PS/2 keyboard's ISA line (i8042), whose edges 
 KEY_EDGES = 3               # edges a key that types a character raises, pressed and let go: its make code
                             # and the two bytes of its break code (set 2, 0xF0 and the code; irqkit turns
                             # the controller's translation off), one edge a byte the handler reads
-STAMP_RX = re.compile(r"^\[\s*\d+\.\d{6}\] ", re.M)
-LOG_LINES_ONLY = re.compile(r"(?:\[\s*\d+\.\d{6}\] [^\n]*\n)+")
 ANSI_RX = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
 MARKER_RX = re.compile(r"<!--\s*session\b(?P<body>.*?)-->[ \t]*\n(?P<open>```console[^\n]*)\n(?P<block>.*?)^```[ \t]*$",
                        re.S | re.M)
@@ -478,35 +478,15 @@ class Boot:
         """@cmd at QEMU's human monitor through the QMP socket (make run's RUN_QMP): nothing of it
         reaches the console. RETURNS the monitor's output."""
         if self.qmp is None:
-            deadline = time.monotonic() + 20
-            while True:
-                sock = socket.socket(socket.AF_UNIX)
-                try:
-                    sock.connect(self.qmp_path)
-                    break
-                except OSError:
-                    sock.close()
-                    if time.monotonic() > deadline or self.proc.poll() is not None:
-                        raise PageError(f"{self.where}: no QMP socket at {self.qmp_path} (`{self.cmd}`: a "
-                                        f"page's boot that types keys must be `make run`, which opens RUN_QMP)")
-                    time.sleep(0.1)
-            self.qmp = sock.makefile("rw")
-            json.loads(self.qmp.readline())             # the greeting
-            self.qmp_call("qmp_capabilities")
-        return self.qmp_call("human-monitor-command", **{"command-line": cmd})
-
-    def qmp_call(self, name, **arguments):
-        self.qmp.write(json.dumps({"execute": name, "arguments": arguments}) + "\n")
-        self.qmp.flush()
-        while True:
-            line = self.qmp.readline()
-            if not line:
-                raise PageError(f"{self.where}: QEMU closed its QMP socket during `{name}`")
-            reply = json.loads(line)
-            if "error" in reply:
-                raise PageError(f"{self.where}: QMP `{name}`: {reply['error']}")
-            if "return" in reply:                       # (events are skipped)
-                return reply["return"]
+            try:
+                self.qmp = Qmp(self.qmp_path, timeout=20, alive=lambda: self.proc.poll() is None)
+            except QmpError as e:
+                raise PageError(f"{self.where}: {e} (`{self.cmd}`: a page's boot that types keys must "
+                                f"be `make run`, which opens RUN_QMP)") from e
+        try:
+            return self.qmp.hmp(cmd)
+        except QmpError as e:
+            raise PageError(f"{self.where}: {e}") from e
 
     def irq_edges(self, line):
         """The edges QEMU counted on ISA line @line (`info irq`: the most of its controllers'
