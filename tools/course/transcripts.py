@@ -413,9 +413,7 @@ class Boot:
         nothing after it but the next command typed ahead. When that one is another command, its
         echo tells them apart. Without one, only what has come decides: Guest.command (tests/qemu)
         types a space and Ctrl-U to tell them apart, but here two more bytes on the serial line
-        would be in the traces of the pages that trace it, and a probe tried here (7 Dec 2026,
-        `-serial mon:stdio`, a loaded host) once saw its echo come only with the next command, 60
-        s later (not understood; 158 probes since did not repeat it): not done here."""
+        would be in the traces of the pages that trace it (the probe tried here: docs/history.md)."""
         line = cmd + "\n"
         if self.ahead and self.ahead[0] != cmd:
             deadline = time.monotonic() + timeout
