@@ -4,7 +4,8 @@
 # once (default 1; each is one process on one core, so JOBS = the number of cores gives every
 # fuzzer the same time as one at a time, in a fraction of the wall time), and end with a
 # summary line "fuzz: N passed, N failed". A failed fuzzer's log tail and its crash inputs are
-# printed. Reports come in the order of the arguments, whatever order the runs end in.
+# printed and its work directory (corpus, inputs, log) is left in TMPDIR; a passed one's is
+# removed. Reports come in the order of the arguments, whatever order the runs end in.
 set -u
 jobs=1
 if [ "${1:-}" = "-j" ]; then
@@ -29,6 +30,7 @@ run_one() {
 			-artifact_prefix="$work/" "$work" > "$work.log" 2>&1; then
 			echo 0 > "$out/$1.rc"
 			grep -E '^(stat::number_of_executed_units|#[0-9]+.*DONE)' "$work.log" | tail -2
+			rm -rf "$work" "$work.log"	# kept only when it failed: its log and crash inputs
 		else
 			echo 1 > "$out/$1.rc"
 			echo "fuzz: $name FAILED; last lines of its log ($work.log):"
