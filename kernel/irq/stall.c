@@ -21,7 +21,9 @@
  * one of a higher priority (the tick) was pending beside it; the third
  * covers that one. Each count's advance is a release after the handlers'
  * stores (port.h), so a verdict that sees the third sees the unclaimed
- * interrupt the line's handlers counted, if it came. Asked on the line's
+ * interrupt the line's handlers counted, if it came - unless another CPU
+ * ran the handlers then (a poll): the edge waits for that CPU's replay as
+ * IRQS_PENDING, and the verdict with it (expect.c). Asked on the line's
  * CPU itself, of a mark taken there, one is enough: the interrupt in which
  * the poll found the work has ended, and the CPU took what was pending
  * before it did anything else. Until then the verdict waits.
