@@ -771,8 +771,10 @@ static enum irq_claim_verdict __irq_expect_claim_verdict(struct irq_desc *desc, 
 	 * Its CPU finished its flow meanwhile, so its count says it ran
 	 * while the unclaimed count has not moved yet: judged now, a healthy
 	 * line's late interrupt was called lost (test_loaded, PIO ATA beside
-	 * busy loops: CPU 1 took the edge 0.7 ms into CPU 0's poll). Wait for
-	 * the replay; forced, it counts as the next delivery by interrupt.
+	 * busy loops: CPU 1 entered the interrupt during CPU 0's poll and was
+	 * kept off the host 1.4 ms before its ack, by when CPU 0 ran its next
+	 * poll). Wait for the replay; forced, it counts as the next delivery
+	 * by interrupt.
 	 */
 	if (!unclaimed_since && (desc->status & IRQS_PENDING) && !irq_desc_is_level(desc)) {
 		if (!force)
