@@ -145,6 +145,24 @@ static void run_until_the_safety_poll_found_it_busy(struct sim_dev *d)
 	fail_msg("the slow disk's safety poll never found it busy");
 }
 
+static bool a_find_waits(const struct sim_dev *d)
+{
+	return (__atomic_load_n(&d->exp->state, __ATOMIC_RELAXED) & IRQ_EXP_CLAIM) != 0;
+}
+
+/*
+ * Runs in steps of @step_ns until a completion a poll found waits for its
+ * verdict (bounded: 100 ms), and checks that one does.
+ */
+static void run_until_a_find_waits(const struct sim_dev *d, uint64_t step_ns)
+{
+	uint64_t ran;
+
+	for (ran = 0; ran < 100 * SIM_MS && !a_find_waits(d); ran += step_ns)
+		sim_run_for(step_ns);
+	assert_true(a_find_waits(d));
+}
+
 /*
  * CPU 1 stops for each of the stalls with the disk busy: the interrupt of
  * the command in flight is raised and waits for CPU 1; the driver (CPU 0)
@@ -809,16 +827,13 @@ static void an_interrupt_left_to_a_polls_replay_is_not_a_lost_interrupt(void **s
 	struct irq_desc *desc;
 	unsigned long flags;
 	uint64_t late, unsure, unhandled;
-	unsigned int steps;
 
 	start_on_cpu1(state, &d, true);
 	desc = irq_to_desc(LINE);
 	d.lose_ops[0] = d.op + 3;
 	/* Steps shorter than the device's think time: stopped before the next command starts. */
-	for (steps = 0; steps < 100000 && !(__atomic_load_n(&d.exp->state, __ATOMIC_RELAXED) & IRQ_EXP_CLAIM); steps++)
-		sim_run_for(5 * SIM_US);
+	run_until_a_find_waits(&d, 5 * SIM_US);
 	sim_dev_stop(&d);
-	assert_true(__atomic_load_n(&d.exp->state, __ATOMIC_RELAXED) & IRQ_EXP_CLAIM);  /* the find waits */
 	assert_int_equal(d.lost_irqs, 1);
 	assert_false(d.busy);
 	late = d.exp->completions_late;
@@ -836,7 +851,7 @@ static void an_interrupt_left_to_a_polls_replay_is_not_a_lost_interrupt(void **s
 	sim_dev_start(&d, 0);
 	sim_run_for(0);
 	assert_true(d.busy);
-	assert_true(__atomic_load_n(&d.exp->state, __ATOMIC_RELAXED) & IRQ_EXP_CLAIM);  /* still waits: the edge */
+	assert_true(a_find_waits(&d));  /* still waits: for the edge */
 	assert_true(verified(&d));
 	/* CPU 0's poll ends and replays the edge: the device is busy, nothing to claim. */
 	irq_poll_line(desc);
@@ -845,7 +860,7 @@ static void an_interrupt_left_to_a_polls_replay_is_not_a_lost_interrupt(void **s
 	sim_run_for(200 * SIM_MS);  /* the command completes by interrupt: the find's verdict */
 	print_message("late %llu, unsure %llu\n", (unsigned long long)(d.exp->completions_late - late),
 		      (unsigned long long)(d.exp->completions_unsure - unsure));
-	assert_false(__atomic_load_n(&d.exp->state, __ATOMIC_RELAXED) & IRQ_EXP_CLAIM);
+	assert_false(a_find_waits(&d));
 	assert_int_equal(d.exp->completions_late - late, 1);
 	assert_int_equal(d.exp->completions_unsure - unsure, 0);
 	assert_trust_kept(&d, "expected interrupt lost");
@@ -872,16 +887,13 @@ static void a_cpu_that_stands_still_after_one_interrupt_is_not_running(void **st
 	struct irq_desc *desc;
 	unsigned long flags;
 	uint64_t unsure, stalled, busy;
-	unsigned int steps;
 
 	start_on_cpu1(state, &d, true);
 	desc = irq_to_desc(LINE);
 	unsure = d.exp->completions_unsure;
 	stalled = d.exp->completions_stalled;
 	d.lose_ops[0] = d.op + 3;
-	for (steps = 0; steps < 10000 && !(__atomic_load_n(&d.exp->state, __ATOMIC_RELAXED) & IRQ_EXP_CLAIM); steps++)
-		sim_run_for(10 * SIM_US);
-	assert_true(__atomic_load_n(&d.exp->state, __ATOMIC_RELAXED) & IRQ_EXP_CLAIM);  /* the find waits for CPU 1 */
+	run_until_a_find_waits(&d, 10 * SIM_US);  /* the find waits for CPU 1 */
 	/* CPU 1 finishes one interrupt, enters the line's handlers and stands still inside them. */
 	irq_host_cpu_progress_add(LINE_CPU);
 	sim_cpu_stall(LINE_CPU, 10 * SIM_MS);
