@@ -91,6 +91,7 @@ static bool __irq_cannot_run(struct irq_desc *desc)
 	if (desc->status & IRQS_INPROGRESS) {
 		/* The running side replays it when it finishes (handle.c). */
 		desc->status |= IRQS_PENDING;
+		desc->busy_irqs++;  /* the verdicts' trace of it (struct irq_desc) */
 		return true;
 	}
 	if (!desc->action) {
@@ -116,6 +117,7 @@ IRQ_ALWAYS_INLINE void flow_edge(struct irq_desc *desc, const bool tr)
 		/* Ack so the controller latches the next edge; no mask needed. */
 		chip_ack(desc, tr);
 		desc->status |= IRQS_PENDING;
+		desc->busy_irqs++;  /* as __irq_cannot_run */
 		if (desc->status & IRQS_DISABLED)
 			chip_mask(desc, tr);
 		goto out;

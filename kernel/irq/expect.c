@@ -781,6 +781,17 @@ static enum irq_claim_verdict __irq_expect_claim_verdict(struct irq_desc *desc, 
 			return IRQ_CLAIM_WAIT;
 		next_by_irq = true;
 	}
+	/*
+	 * A level interrupt left so is not replayed: the owner unmasks, and
+	 * a device its poll cleared no longer asserts the line, so nothing
+	 * is counted unclaimed. It came all the same (desc->busy_irqs), the
+	 * late one or the next completion's: unsure, as a pending edge
+	 * forced. (An edge's replay has been counted by now, unclaimed or
+	 * claimed; one claimed by another handler of a shared line counts
+	 * here too.)
+	 */
+	if (!unclaimed_since && desc->busy_irqs != c->busy_irqs)
+		next_by_irq = true;
 	if (!unclaimed_since && !__irq_cpu_ran(&c->mark)) {
 		if (__irq_cpu_stalled(&c->mark, now))
 			c->waited = true;
@@ -934,7 +945,8 @@ static void __irq_expect_claim_add(struct irq_desc *desc, struct irq_expect *exp
 		c1->mark = m;
 	} else {
 		c = c0->n ? c1 : c0;
-		*c = (struct irq_claim){ .unhandled = __irq_unhandled_word(desc), .mark = m, .waited = m.late_poll };
+		*c = (struct irq_claim){ .unhandled = __irq_unhandled_word(desc), .busy_irqs = desc->busy_irqs, .mark = m,
+					 .waited = m.late_poll };
 	}
 	if (c->n && __irq_cpu_stalled(&c->mark, now))
 		c->waited = true;

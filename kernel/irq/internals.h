@@ -387,6 +387,22 @@ struct irq_desc {
 	 * run's owner, read by it alone without the lock (note_interrupt). */
 	bool run_is_poll;
 	/*
+	 * Interrupts a flow took while another run of the line's handlers was
+	 * in progress (IRQS_INPROGRESS, on another CPU or a poll's): left to
+	 * that run as IRQS_PENDING (chip.c, __irq_cannot_run and flow_edge).
+	 * An edge is replayed by the run's owner, and its replay counts as
+	 * any interrupt does; a level interrupt is not (the owner unmasks, and
+	 * the line interrupts again only while the device still asserts it),
+	 * so once a poll has cleared the device this count is the only trace
+	 * that the interrupt came. The verdict on completions polls found
+	 * (expect.c) reads it: a late interrupt left so is not a lost one.
+	 * Compared for equality only: 16 bits, in the padding after
+	 * run_is_poll (no RAM per line); the wrap hides them from a verdict
+	 * only if exactly a multiple of 65,536 came while it waited. Written
+	 * by the flows under the line's lock, read under it: a plain field.
+	 */
+	uint16_t busy_irqs;
+	/*
 	 * The counters are per CPU: irq_cpu_stats (above), irq_stat_inc(), __irq_stat_sum().
 	 * Beside them, the line's unclaimed runs once more as one word
 	 * (irq_stat_inc counts both), for the late/lost verdict of expecting

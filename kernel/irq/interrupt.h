@@ -120,6 +120,7 @@ struct irq_claim {
 	bool waited;               /* a verdict found that CPU not running: late ones are "late (CPU not running)" */
 	bool next_irq;             /* a completion came by interrupt while they waited (the verdict is then unsure at worst) */
 	bool in_poll;              /* the latest was found in the current poll's run (its pending sample after the handlers) */
+	uint16_t busy_irqs;        /* the line's interrupts left to a run in progress (irq_desc::busy_irqs) at the first */
 };
 
 /*

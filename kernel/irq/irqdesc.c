@@ -43,6 +43,7 @@ static void irq_desc_reset(struct irq_desc *desc, unsigned int irq)
 	desc->bad_line_enables = 0;
 	desc->run_is_poll = false;
 	desc->unhandled_word = 0;
+	desc->busy_irqs = 0;
 	irq_desc_timers_init(desc, __irq_hooks->poll_timer_fn);
 	desc->def = (struct irq_defence_line){ 0 };
 }

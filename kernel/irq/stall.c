@@ -23,7 +23,9 @@
  * stores (port.h), so a verdict that sees the third sees the unclaimed
  * interrupt the line's handlers counted, if it came - unless another CPU
  * ran the handlers then (a poll): the edge waits for that CPU's replay as
- * IRQS_PENDING, and the verdict with it (expect.c). Asked on the line's
+ * IRQS_PENDING, and the verdict with it (expect.c); a level interrupt is
+ * not replayed, and the flow's count of interrupts it left to a run in
+ * progress (irq_desc::busy_irqs, chip.c) is its trace. Asked on the line's
  * CPU itself, of a mark taken there, one is enough: the interrupt in which
  * the poll found the work has ended, and the CPU took what was pending
  * before it did anything else. Until then the verdict waits.

@@ -239,6 +239,8 @@ struct sim_dev {
 	uint64_t poll_latency_sum_ns;  /* of the completions found by polling */
 	/* optional hook at each completion */
 	void (*on_complete)(struct sim_dev *dev, bool by_poll, uint64_t latency_ns);
+	/* optional hook at each call of its handler, before it looks at the device (a poll's run: @polled) */
+	void (*in_handler)(struct sim_dev *dev, bool polled);
 	void *ctx;
 };
 

@@ -123,6 +123,8 @@ static irqreturn_t dev_handler(unsigned int irq, void *dev_id)
 
 	d->handler_calls++;
 	d->handler_polls += polled;
+	if (d->in_handler)
+		d->in_handler(d, polled);
 	if (d->handler_ns)
 		irq_host_spend_ns(d->handler_ns);
 	if (!d->done)
