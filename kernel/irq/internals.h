@@ -394,8 +394,8 @@ struct irq_desc {
 	 * any interrupt does; a level interrupt is not (the owner unmasks, and
 	 * the line interrupts again only while the device still asserts it),
 	 * so once a poll has cleared the device this count is the only trace
-	 * that the interrupt came. The verdict on completions polls found
-	 * (expect.c) reads it: a late interrupt left so is not a lost one.
+	 * that the interrupt came. The verdicts on work polls found (expect.c,
+	 * watch.c) read it: a late interrupt left so is not a lost one.
 	 * Compared for equality only: 16 bits, in the padding after
 	 * run_is_poll (no RAM per line); the wrap hides them from a verdict
 	 * only if exactly a multiple of 65,536 came while it waited. Written

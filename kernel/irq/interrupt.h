@@ -142,6 +142,7 @@ struct irq_watch {
 	uint64_t late_delivered;   /* the line's delivered interrupts then */
 	uint64_t late_handled;     /* this action's interrupts handled then (its own interrupt since: watch.c) */
 	bool late_waited;          /* that CPU was found not running meanwhile: late ones are "late (CPU not running)" */
+	uint16_t late_busy_irqs;   /* the line's interrupts left to a run in progress then (irq_desc::busy_irqs) */
 	/* Since watch_irq (for the message when watching ends): */
 	uint64_t since_ns;         /* when watch_irq started this watch */
 	uint32_t total_samples;    /* deliveries counted */

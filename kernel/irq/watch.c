@@ -162,7 +162,8 @@ static void __irq_watch_late_settle(struct irq_desc *desc, struct irqaction *act
 		w->late_pending = rest;
 		return;
 	}
-	if (rest && !(action->flags & IRQF_NEXT_ON_READ) && action->handled != w->late_handled) {
+	if (rest && !(action->flags & IRQF_NEXT_ON_READ) &&
+	    (action->handled != w->late_handled || desc->busy_irqs != w->late_busy_irqs)) {
 		/*
 		 * No unclaimed interrupt, but this action's own interrupt came
 		 * since and its handler claimed work: the line delivers, and the
@@ -171,10 +172,14 @@ static void __irq_watch_late_settle(struct irq_desc *desc, struct irqaction *act
 		 * poll's handler started while the line's CPU was slow to take
 		 * the interrupt). Late: as expecting's "unsure", not "polled"
 		 * (test_loaded.py: a PIO disk watched after a driver time-out,
-		 * on a host at load 16). A device whose interrupts never come
-		 * has no such interrupt. Not for IRQF_NEXT_ON_READ: there the
-		 * interrupt after a poll's read is the next byte's own edge
-		 * (an i8042 whose byte stuck), never a merged one.
+		 * on a host at load 16). So is an interrupt the line's CPU took
+		 * while a poll ran the handlers (desc->busy_irqs): left to the
+		 * poll, and on a level line not replayed (the poll had cleared
+		 * the device), it leaves no other trace. A device whose
+		 * interrupts never come has no such interrupt. Not for
+		 * IRQF_NEXT_ON_READ: there the interrupt after a poll's read is
+		 * the next byte's own edge (an i8042 whose byte stuck), never a
+		 * merged one.
 		 */
 		IRQ_TRACE(IRQ_TEV_VERDICT, desc->irq_data.irq, IRQ_TVERD_WATCH_LATE, rest);
 		__irq_watch_late_drop(desc, w);
@@ -238,6 +243,7 @@ static void __irq_watch_count(struct irq_desc *desc, struct irqaction *action, c
 		w->late_waited = w->late_mark.late_poll;
 		w->late_delivered = __irq_stat_sum(desc, IRQ_STAT_DELIVERED);
 		w->late_handled = action->handled;
+		w->late_busy_irqs = desc->busy_irqs;
 	}
 	w->late_pending = irq_watch_add(w->late_pending, by_poll);
 }

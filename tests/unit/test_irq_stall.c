@@ -939,6 +939,49 @@ static void a_level_interrupt_left_to_a_poll_is_not_a_lost_interrupt(void **stat
 }
 
 /*
+ * The same for IRQ watching: a watched level device on CPU 1, one command
+ * whose interrupt is lost, found by the watch poll; then, the device idle,
+ * CPU 1 takes the line's interrupt during another poll (left to it, not
+ * replayed) and runs on. Without the trace of that interrupt the find
+ * counted as found by polling once the window was over, and was announced.
+ */
+static void a_level_interrupt_left_to_a_poll_of_a_watched_line_is_late(void **state)
+{
+	struct sim_dev d = watched();
+	struct sim_options opt = { .cpus = 2 };
+	const struct irq_watch *w;
+	struct irq_desc *desc;
+	uint64_t late, ran;
+
+	d.level = true;
+	start_device(state, &d, &opt);
+	desc = irq_to_desc(LINE);
+	w = &desc->action->watch;
+	d.lose_ops[0] = d.op + 1;
+	start_a_command_at(&d, sim_case_policy(state)->watch_interval_ns - 2 * SIM_MS);
+	sim_dev_stop(&d);  /* that command is the last */
+	for (ran = 0; ran < 100 * SIM_MS && !w->late_pending; ran += 100 * SIM_US)
+		sim_run_for(100 * SIM_US);
+	assert_int_equal(w->late_pending, 1);  /* the watch poll found it; its verdict waits */
+	assert_int_equal(d.lost_irqs, 1);
+	late = w->late_since_boot;
+	takes_in_polls = 0;
+	d.in_handler = cpu1_takes_the_line_during_a_poll;
+	irq_poll_line(desc);
+	d.in_handler = NULL;
+	assert_int_equal(takes_in_polls, 1);
+	assert_false(desc->status & (IRQS_PENDING | IRQS_INPROGRESS));
+	sim_run_for(sim_case_policy(state)->watch_late_window_ns + AFTER_NS);
+	print_message("watch: late %llu, polled %llu\n", (unsigned long long)(w->late_since_boot - late),
+		      (unsigned long long)w->polled_since_boot);
+	assert_int_equal(w->late_pending, 0);
+	assert_int_equal(w->late_since_boot - late, 1);
+	assert_int_equal(w->polled_since_boot, 0);
+	assert_false(irq_host_log_contains("watch: a poll found work"));
+	sim_dev_detach(&d);
+}
+
+/*
  * The gap of lesson 5 (docs/course, a loaded run): a poll found a
  * completion whose interrupt had not come (here: really lost, d.lose_ops),
  * CPU 1 then finished one interrupt (its tick) and entered the line's
@@ -1013,6 +1056,7 @@ int main(void)
 		SIM_NEEDS_TEXT(SIM_CASE(a_completion_by_interrupt_while_the_verdict_waits_keeps_it_unsure))
 		SIM_NEEDS_TEXT(SIM_CASE(an_interrupt_left_to_a_polls_replay_is_not_a_lost_interrupt))
 		SIM_NEEDS_TEXT(SIM_CASE(a_level_interrupt_left_to_a_poll_is_not_a_lost_interrupt))
+		SIM_NEEDS_TEXT(SIM_CASE(a_level_interrupt_left_to_a_poll_of_a_watched_line_is_late))
 		SIM_NEEDS_TICK(SIM_CASE(a_driver_time_out_while_the_cpu_stands_still_is_not_a_lost_interrupt))
 		SIM_CASE(a_driver_time_out_while_the_line_cpu_is_inside_the_handlers_is_not_a_lost_interrupt),
 		SIM_NEEDS_TEXT(SIM_CASE(a_driver_time_out_while_the_cpu_runs_is_judged))
