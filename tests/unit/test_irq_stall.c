@@ -164,6 +164,40 @@ static void run_until_a_find_waits(const struct sim_dev *d, uint64_t step_ns)
 }
 
 /*
+ * @d on CPU 1 (on a level line if @d->level), one command's interrupt
+ * lost and its completion found by a poll, the find waiting for its
+ * verdict, the device then idle. RETURNS the line.
+ */
+static struct irq_desc *start_with_a_lost_find_waiting(void **state, struct sim_dev *d)
+{
+	start_on_cpu1(state, d, true);
+	d->lose_ops[0] = d->op + 3;
+	/* Steps shorter than the device's think time: stopped before the next command starts. */
+	run_until_a_find_waits(d, 5 * SIM_US);
+	sim_dev_stop(d);
+	assert_int_equal(d->lost_irqs, 1);
+	assert_false(d->busy);
+	return irq_to_desc(LINE);
+}
+
+/*
+ * The find of start_with_a_lost_find_waiting() judged: @want_late late,
+ * @want_unsure unsure since the counts @late and @unsure, the token's trust
+ * kept, nothing announced; @d detached.
+ */
+static void assert_the_find_judged(struct sim_dev *d, uint64_t late, uint64_t unsure, uint64_t want_late,
+				   uint64_t want_unsure)
+{
+	print_message("late %llu, unsure %llu\n", (unsigned long long)(d->exp->completions_late - late),
+		      (unsigned long long)(d->exp->completions_unsure - unsure));
+	assert_false(a_find_waits(d));
+	assert_int_equal(d->exp->completions_late - late, want_late);
+	assert_int_equal(d->exp->completions_unsure - unsure, want_unsure);
+	assert_trust_kept(d, "expected interrupt lost");
+	sim_dev_detach(d);
+}
+
+/*
  * CPU 1 stops for each of the stalls with the disk busy: the interrupt of
  * the command in flight is raised and waits for CPU 1; the driver (CPU 0)
  * waits for it. Nothing may be judged lost, nothing announced, the token
@@ -828,14 +862,7 @@ static void an_interrupt_left_to_a_polls_replay_is_not_a_lost_interrupt(void **s
 	unsigned long flags;
 	uint64_t late, unsure, unhandled;
 
-	start_on_cpu1(state, &d, true);
-	desc = irq_to_desc(LINE);
-	d.lose_ops[0] = d.op + 3;
-	/* Steps shorter than the device's think time: stopped before the next command starts. */
-	run_until_a_find_waits(&d, 5 * SIM_US);
-	sim_dev_stop(&d);
-	assert_int_equal(d.lost_irqs, 1);
-	assert_false(d.busy);
+	desc = start_with_a_lost_find_waiting(state, &d);
 	late = d.exp->completions_late;
 	unsure = d.exp->completions_unsure;
 	unhandled = __irq_unhandled_word(desc);
@@ -858,13 +885,7 @@ static void an_interrupt_left_to_a_polls_replay_is_not_a_lost_interrupt(void **s
 	assert_false(desc->status & IRQS_PENDING);
 	assert_true(__irq_unhandled_word(desc) != unhandled);
 	sim_run_for(200 * SIM_MS);  /* the command completes by interrupt: the find's verdict */
-	print_message("late %llu, unsure %llu\n", (unsigned long long)(d.exp->completions_late - late),
-		      (unsigned long long)(d.exp->completions_unsure - unsure));
-	assert_false(a_find_waits(&d));
-	assert_int_equal(d.exp->completions_late - late, 1);
-	assert_int_equal(d.exp->completions_unsure - unsure, 0);
-	assert_trust_kept(&d, "expected interrupt lost");
-	sim_dev_detach(&d);
+	assert_the_find_judged(&d, late, unsure, 1, 0);
 }
 
 /* CPU 1 takes the line's interrupt now, as the model controller delivers it (sim.c: line_deliver). */
@@ -888,6 +909,22 @@ static void cpu1_takes_the_line_during_a_poll(struct sim_dev *d, bool polled)
 }
 
 /*
+ * CPU 0 polls @desc, and CPU 1 takes the line's interrupt while the poll
+ * runs the handlers: its flow leaves it to the poll. Checks that it did
+ * and that the poll let go of the line (nothing pending, unmasked).
+ */
+static void poll_while_cpu1_takes_the_line(struct sim_dev *d, struct irq_desc *desc)
+{
+	takes_in_polls = 0;
+	d->in_handler = cpu1_takes_the_line_during_a_poll;
+	irq_poll_line(desc);
+	d->in_handler = NULL;
+	assert_int_equal(takes_in_polls, 1);
+	assert_false(desc->status & (IRQS_PENDING | IRQS_INPROGRESS));
+	assert_false(sim_line(LINE)->masked);
+}
+
+/*
  * The same on a level line, driven through the real flow: CPU 1 takes the
  * line's interrupt while CPU 0's poll runs the handlers; the level flow
  * masks the line and leaves it to the poll (IRQS_PENDING), which does not
@@ -904,38 +941,20 @@ static void a_level_interrupt_left_to_a_poll_is_not_a_lost_interrupt(void **stat
 	uint64_t late, unsure, unhandled;
 
 	d.level = true;
-	start_on_cpu1(state, &d, true);
-	desc = irq_to_desc(LINE);
+	desc = start_with_a_lost_find_waiting(state, &d);
 	assert_true(irq_desc_is_level(desc));
-	d.lose_ops[0] = d.op + 3;
-	run_until_a_find_waits(&d, 5 * SIM_US);
-	sim_dev_stop(&d);
-	assert_int_equal(d.lost_irqs, 1);
-	assert_false(d.busy);
 	late = d.exp->completions_late;
 	unsure = d.exp->completions_unsure;
 	unhandled = __irq_unhandled_word(desc);
 	/* CPU 0's poll of the idle device; CPU 1 takes the line's interrupt during it. */
-	takes_in_polls = 0;
-	d.in_handler = cpu1_takes_the_line_during_a_poll;
-	irq_poll_line(desc);
-	d.in_handler = NULL;
-	assert_int_equal(takes_in_polls, 1);
-	assert_false(desc->status & (IRQS_PENDING | IRQS_INPROGRESS));
-	assert_false(sim_line(LINE)->masked);
+	poll_while_cpu1_takes_the_line(&d, desc);
 	assert_true(__irq_unhandled_word(desc) == unhandled);  /* no trace of it among the unclaimed */
 	/* CPU 1 runs on (its ticks); the next command's expect_irq takes the verdict that waits. */
 	sim_run_for(5 * SIM_MS);
 	d.latency_ns = 100 * SIM_US;
 	sim_dev_start(&d, 0);
 	sim_run_for(20 * SIM_MS);
-	print_message("late %llu, unsure %llu\n", (unsigned long long)(d.exp->completions_late - late),
-		      (unsigned long long)(d.exp->completions_unsure - unsure));
-	assert_false(a_find_waits(&d));
-	assert_int_equal(d.exp->completions_late - late, 0);
-	assert_int_equal(d.exp->completions_unsure - unsure, 1);
-	assert_trust_kept(&d, "expected interrupt lost");
-	sim_dev_detach(&d);
+	assert_the_find_judged(&d, late, unsure, 0, 1);
 }
 
 /*
@@ -965,12 +984,7 @@ static void a_level_interrupt_left_to_a_poll_of_a_watched_line_is_late(void **st
 	assert_int_equal(w->late_pending, 1);  /* the watch poll found it; its verdict waits */
 	assert_int_equal(d.lost_irqs, 1);
 	late = w->late_since_boot;
-	takes_in_polls = 0;
-	d.in_handler = cpu1_takes_the_line_during_a_poll;
-	irq_poll_line(desc);
-	d.in_handler = NULL;
-	assert_int_equal(takes_in_polls, 1);
-	assert_false(desc->status & (IRQS_PENDING | IRQS_INPROGRESS));
+	poll_while_cpu1_takes_the_line(&d, desc);
 	sim_run_for(sim_case_policy(state)->watch_late_window_ns + AFTER_NS);
 	print_message("watch: late %llu, polled %llu\n", (unsigned long long)(w->late_since_boot - late),
 		      (unsigned long long)w->polled_since_boot);
