@@ -840,6 +840,30 @@ static void a_completion_by_interrupt_while_the_verdict_waits_keeps_it_unsure(vo
 }
 
 /*
+ * The edge CPU 1 took during CPU 0's poll, left for the replay as the
+ * flows leave it (IRQS_PENDING, set by hand); CPU 1 finished that flow
+ * and two ticks. Then @d's next command, in flight while the test looks
+ * (100 ms): its expect_irq takes the verdicts that wait, and the find
+ * of start_with_a_lost_find_waiting() must still wait, for the edge.
+ */
+static void leave_an_edge_and_start_the_next_command(struct sim_dev *d, struct irq_desc *desc)
+{
+	unsigned long flags = irq_port_lock_irqsave(&desc->lock);
+
+	desc->status |= IRQS_PENDING;
+	irq_port_unlock_irqrestore(&desc->lock, flags);
+	irq_host_cpu_progress_add(LINE_CPU);
+	irq_host_cpu_progress_add(LINE_CPU);
+	irq_host_cpu_progress_add(LINE_CPU);
+	d->latency_ns = 100 * SIM_MS;
+	sim_dev_start(d, 0);
+	sim_run_for(0);
+	assert_true(d->busy);
+	assert_true(a_find_waits(d));  /* still waits: for the edge */
+	assert_true(verified(d));
+}
+
+/*
  * CPU 1 takes the line's interrupt while CPU 0 polls the line: its flow
  * leaves the edge to CPU 0 (IRQS_PENDING), which replays it once its poll
  * is over (handle.c), and CPU 1 goes on finishing interrupts (that flow,
@@ -859,33 +883,48 @@ static void an_interrupt_left_to_a_polls_replay_is_not_a_lost_interrupt(void **s
 {
 	struct sim_dev d = disk();
 	struct irq_desc *desc;
-	unsigned long flags;
 	uint64_t late, unsure, unhandled;
 
 	desc = start_with_a_lost_find_waiting(state, &d);
 	late = d.exp->completions_late;
 	unsure = d.exp->completions_unsure;
 	unhandled = __irq_unhandled_word(desc);
-	/* The edge CPU 1 took during CPU 0's poll, left for the replay; CPU 1 finished that flow and two ticks. */
-	flags = irq_port_lock_irqsave(&desc->lock);
-	desc->status |= IRQS_PENDING;
-	irq_port_unlock_irqrestore(&desc->lock, flags);
-	irq_host_cpu_progress_add(LINE_CPU);
-	irq_host_cpu_progress_add(LINE_CPU);
-	irq_host_cpu_progress_add(LINE_CPU);
-	/* The next command (in flight while the test looks): its expect_irq takes the verdicts that wait. */
-	d.latency_ns = 100 * SIM_MS;
-	sim_dev_start(&d, 0);
-	sim_run_for(0);
-	assert_true(d.busy);
-	assert_true(a_find_waits(&d));  /* still waits: for the edge */
-	assert_true(verified(&d));
+	leave_an_edge_and_start_the_next_command(&d, desc);
 	/* CPU 0's poll ends and replays the edge: the device is busy, nothing to claim. */
 	irq_poll_line(desc);
 	assert_false(desc->status & IRQS_PENDING);
 	assert_true(__irq_unhandled_word(desc) != unhandled);
 	sim_run_for(200 * SIM_MS);  /* the command completes by interrupt: the find's verdict */
 	assert_the_find_judged(&d, late, unsure, 1, 0);
+}
+
+/*
+ * The same edge waiting for its replay when the verdict is forced: the
+ * driver gives up on its next command (10 us, before any poll of it could
+ * replay the edge). The edge came, the late one or the next completion's:
+ * the find is unsure, not lost.
+ */
+static void a_time_out_while_an_edge_waits_for_its_replay_makes_the_find_unsure(void **state)
+{
+	struct sim_dev d = disk();
+	struct irq_desc *desc;
+	uint64_t late, unsure, timeouts;
+
+	desc = start_with_a_lost_find_waiting(state, &d);
+	late = d.exp->completions_late;
+	unsure = d.exp->completions_unsure;
+	timeouts = d.timeouts;
+	d.timeout_ns = 10 * SIM_US;
+	leave_an_edge_and_start_the_next_command(&d, desc);
+	sim_run_for(20 * SIM_US);
+	assert_int_equal(d.timeouts - timeouts, 1);
+	assert_true(desc->status & IRQS_PENDING);  /* not replayed before the time-out */
+	assert_false(a_find_waits(&d));
+	/* The disk as before: the unsure find's cost is paid back by its good completions. */
+	d.timeout_ns = DEV_TIMEOUT_NS;
+	d.latency_ns = DEV_LATENCY_NS;
+	sim_run_for(20 * SIM_MS);
+	assert_the_find_judged(&d, late, unsure, 0, 1);
 }
 
 /* CPU 1 takes the line's interrupt now, as the model controller delivers it (sim.c: line_deliver). */
@@ -1069,6 +1108,7 @@ int main(void)
 		SIM_NEEDS_TEXT(SIM_CASE(a_whole_machine_stopped_with_the_interrupt_pending_loses_nothing))
 		SIM_NEEDS_TEXT(SIM_CASE(a_completion_by_interrupt_while_the_verdict_waits_keeps_it_unsure))
 		SIM_NEEDS_TEXT(SIM_CASE(an_interrupt_left_to_a_polls_replay_is_not_a_lost_interrupt))
+		SIM_NEEDS_TEXT(SIM_CASE(a_time_out_while_an_edge_waits_for_its_replay_makes_the_find_unsure))
 		SIM_NEEDS_TEXT(SIM_CASE(a_level_interrupt_left_to_a_poll_is_not_a_lost_interrupt))
 		SIM_NEEDS_TEXT(SIM_CASE(a_level_interrupt_left_to_a_poll_of_a_watched_line_is_late))
 		SIM_NEEDS_TICK(SIM_CASE(a_driver_time_out_while_the_cpu_stands_still_is_not_a_lost_interrupt))
