@@ -163,12 +163,18 @@ static void run_until_a_find_waits(const struct sim_dev *d, uint64_t step_ns)
 	assert_true(a_find_waits(d));
 }
 
+/* A token's verdict counts, before the verdict a case looks at. */
+struct verdicts {
+	uint64_t late, unsure;
+};
+
 /*
  * @d on CPU 1 (on a level line if @d->level), one command's interrupt
  * lost and its completion found by a poll, the find waiting for its
- * verdict, the device then idle. RETURNS the line.
+ * verdict, the device then idle; @before: the token's verdict counts
+ * then. RETURNS the line.
  */
-static struct irq_desc *start_with_a_lost_find_waiting(void **state, struct sim_dev *d)
+static struct irq_desc *start_with_a_lost_find_waiting(void **state, struct sim_dev *d, struct verdicts *before)
 {
 	start_on_cpu1(state, d, true);
 	d->lose_ops[0] = d->op + 3;
@@ -177,17 +183,20 @@ static struct irq_desc *start_with_a_lost_find_waiting(void **state, struct sim_
 	sim_dev_stop(d);
 	assert_int_equal(d->lost_irqs, 1);
 	assert_false(d->busy);
+	*before = (struct verdicts){ .late = d->exp->completions_late, .unsure = d->exp->completions_unsure };
 	return irq_to_desc(LINE);
 }
 
 /*
  * The find of start_with_a_lost_find_waiting() judged: @want_late late,
- * @want_unsure unsure since the counts @late and @unsure, the token's trust
- * kept, nothing announced; @d detached.
+ * @want_unsure unsure since @before, the token's trust kept, nothing
+ * announced; @d detached.
  */
-static void assert_the_find_judged(struct sim_dev *d, uint64_t late, uint64_t unsure, uint64_t want_late,
+static void assert_the_find_judged(struct sim_dev *d, const struct verdicts *before, uint64_t want_late,
 				   uint64_t want_unsure)
 {
+	uint64_t late = before->late, unsure = before->unsure;
+
 	print_message("late %llu, unsure %llu\n", (unsigned long long)(d->exp->completions_late - late),
 		      (unsigned long long)(d->exp->completions_unsure - unsure));
 	assert_false(a_find_waits(d));
@@ -883,11 +892,10 @@ static void an_interrupt_left_to_a_polls_replay_is_not_a_lost_interrupt(void **s
 {
 	struct sim_dev d = disk();
 	struct irq_desc *desc;
-	uint64_t late, unsure, unhandled;
+	struct verdicts before;
+	uint64_t unhandled;
 
-	desc = start_with_a_lost_find_waiting(state, &d);
-	late = d.exp->completions_late;
-	unsure = d.exp->completions_unsure;
+	desc = start_with_a_lost_find_waiting(state, &d, &before);
 	unhandled = __irq_unhandled_word(desc);
 	leave_an_edge_and_start_the_next_command(&d, desc);
 	/* CPU 0's poll ends and replays the edge: the device is busy, nothing to claim. */
@@ -895,7 +903,7 @@ static void an_interrupt_left_to_a_polls_replay_is_not_a_lost_interrupt(void **s
 	assert_false(desc->status & IRQS_PENDING);
 	assert_true(__irq_unhandled_word(desc) != unhandled);
 	sim_run_for(200 * SIM_MS);  /* the command completes by interrupt: the find's verdict */
-	assert_the_find_judged(&d, late, unsure, 1, 0);
+	assert_the_find_judged(&d, &before, 1, 0);
 }
 
 /*
@@ -908,11 +916,10 @@ static void a_time_out_while_an_edge_waits_for_its_replay_makes_the_find_unsure(
 {
 	struct sim_dev d = disk();
 	struct irq_desc *desc;
-	uint64_t late, unsure, timeouts;
+	struct verdicts before;
+	uint64_t timeouts;
 
-	desc = start_with_a_lost_find_waiting(state, &d);
-	late = d.exp->completions_late;
-	unsure = d.exp->completions_unsure;
+	desc = start_with_a_lost_find_waiting(state, &d, &before);
 	timeouts = d.timeouts;
 	d.timeout_ns = 10 * SIM_US;
 	leave_an_edge_and_start_the_next_command(&d, desc);
@@ -924,7 +931,7 @@ static void a_time_out_while_an_edge_waits_for_its_replay_makes_the_find_unsure(
 	d.timeout_ns = DEV_TIMEOUT_NS;
 	d.latency_ns = DEV_LATENCY_NS;
 	sim_run_for(20 * SIM_MS);
-	assert_the_find_judged(&d, late, unsure, 0, 1);
+	assert_the_find_judged(&d, &before, 0, 1);
 }
 
 /* CPU 1 takes the line's interrupt now, as the model controller delivers it (sim.c: line_deliver). */
@@ -977,13 +984,12 @@ static void a_level_interrupt_left_to_a_poll_is_not_a_lost_interrupt(void **stat
 {
 	struct sim_dev d = disk();
 	struct irq_desc *desc;
-	uint64_t late, unsure, unhandled;
+	struct verdicts before;
+	uint64_t unhandled;
 
 	d.level = true;
-	desc = start_with_a_lost_find_waiting(state, &d);
+	desc = start_with_a_lost_find_waiting(state, &d, &before);
 	assert_true(irq_desc_is_level(desc));
-	late = d.exp->completions_late;
-	unsure = d.exp->completions_unsure;
 	unhandled = __irq_unhandled_word(desc);
 	/* CPU 0's poll of the idle device; CPU 1 takes the line's interrupt during it. */
 	poll_while_cpu1_takes_the_line(&d, desc);
@@ -993,7 +999,7 @@ static void a_level_interrupt_left_to_a_poll_is_not_a_lost_interrupt(void **stat
 	d.latency_ns = 100 * SIM_US;
 	sim_dev_start(&d, 0);
 	sim_run_for(20 * SIM_MS);
-	assert_the_find_judged(&d, late, unsure, 0, 1);
+	assert_the_find_judged(&d, &before, 0, 1);
 }
 
 /*
