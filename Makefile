@@ -7,6 +7,7 @@
 #   make test-loaded  the QEMU tests beside one busy loop per core (tools/loaded.sh)
 #   make bench      benchmarks (instruction counts, guest-time figures); prints figures
 #   make cross      kernel/irq + timer wheel for other CPUs: sizes, runs on QEMU (M3, RV64 M/S, AArch64)
+#   make cross-docs-write  rewrite the size tables of docs/porting.md and docs/irq-layers.md from make cross
 #   make layers     kernel/irq's files in layers: graph, circles, check (strict: fails on a call up or a circle)
 #   make prof-ata   guest instructions per function of an ATA block, healthy vs lost (tools/guestprof)
 #   make trace SCENARIO=NAME  a scenario's interrupt timeline in build/trace/ (tools/trace, docs/trace.md)

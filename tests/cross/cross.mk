@@ -237,7 +237,7 @@ $(foreach r,$(CROSS_MX_ROWS),$(eval $(call cross_mx_build,$(r),$(r)-lines,-DIRQ_
 cross-matrix: $(CROSS_MX_OUT) tests/cross/cross_matrix.py
 	@$(PYTHON) tests/cross/cross_matrix.py --prefix $(CROSS_$(CROSS_MX_ARCH)_PREFIX) --dir $(CROSS_MX_DIR) \
 		--title "$(CROSS_MX_ARCH) $(CROSS_$(CROSS_MX_ARCH)_CFLAGS) $(CROSS_MX_OPT), one CPU" \
-		--lines $(CROSS_MX_LINES) --hold $(CROSS_MX_HOLD) --line-goal $(CROSS_MX_LINE_GOAL) \
+		--lines $(CROSS_MX_LINES) --hold $(CROSS_MX_HOLD) --line-goal $(CROSS_MX_LINE_GOAL) --json $(CROSS_MX_DIR)/matrix.json \
 		$(foreach g,$(CROSS_MX_GOALS),--goal $(g)) \
 		$(foreach r,$(CROSS_MX_ROWS),--row "$(r)|$(CROSS_MX_$(r)_BASE)|$(strip $(CROSS_MX_$(r)_FLAGS))")
 
@@ -355,8 +355,25 @@ cross: $(foreach a,$(CROSS_ARCHS),$(CROSS_$(a)_OUT)) tests/cross/cross_report.py
 	@$(foreach a,$(CROSS_ARCHS),$(PYTHON) tests/cross/cross_report.py --arch $(a) \
 		--prefix="$(CROSS_$(a)_PREFIX)" --cflags="$(CROSS_$(a)_CFLAGS)" --lflags="$(CROSS_$(a)_LFLAGS)" \
 		--dir $(BUILD)/cross/$(a) --sizes $(CROSS_SIZES_SRC:.c=.o) --libc $(CROSS_LIBC_SRCS:.c=.o) \
-		--kcfg="$(IRQKIT_IRQ_CONFIG)" $(if $(CROSS_$(a)_BSS_MAX),--bss-max $(CROSS_$(a)_BSS_MAX)) && ) true
+		--kcfg="$(IRQKIT_IRQ_CONFIG)" $(if $(CROSS_$(a)_BSS_MAX),--bss-max $(CROSS_$(a)_BSS_MAX)) \
+		--json $(BUILD)/cross/$(a)/report.json && ) true
 	@$(foreach b,$(CROSS_M3_BUILDS),echo "cross cortex-m3: running $(CROSS_M3_$(b)_ELF) on qemu-system-arm -machine mps2-an385" && \
 		$(PYTHON) tests/cross/m3_check.py $(CROSS_M3_$(b)_ELF) && ) true
 	@$(foreach r,$(CROSS_PROOF_RUNS),$(PYTHON) $(CROSS_PROOF_CHECK) $(subst :, ,$(r)) && ) true
 	@$(MAKE) --no-print-directory cross-matrix
+	@$(MAKE) --no-print-directory cross-docs
+
+# The size tables of docs/porting.md and docs/irq-layers.md (between `<!-- sizes: NAME -->` and
+# `<!-- /sizes -->`) are what make cross measured: tests/cross/docs_sizes.py renders them from the
+# JSON the reports above wrote and fails on a table that differs; `make cross-docs-write` runs
+# make cross with CROSS_DOCS_MODE=--write, which rewrites them instead. Tables measured with other
+# compilers than this machine's are reported, not compared.
+CROSS_DOCS := docs/porting.md docs/irq-layers.md
+CROSS_DOCS_MODE ?= --check
+.PHONY: cross-docs cross-docs-write
+cross-docs:
+	@$(PYTHON) tests/cross/docs_sizes.py $(CROSS_DOCS_MODE) \
+		$(foreach a,$(CROSS_ARCHS),--report $(a)=$(BUILD)/cross/$(a)/report.json) \
+		--matrix $(CROSS_MX_DIR)/matrix.json $(CROSS_DOCS)
+cross-docs-write:
+	@$(MAKE) --no-print-directory cross CROSS_DOCS_MODE=--write

@@ -16,10 +16,14 @@ the same with N lines. Per row it prints:
     they are not wired yet. No saving is printed that the objects do not show.
 Then the goals (met or not, never a failure) and what holds the size in row ROW: code + ro per
 file, and the largest functions and read-only objects (nm --size-sort).
+With --json, the same figures (and per row, per file: code, read-only data and the largest
+function) go to OUT, for tests/cross/docs_sizes.py (the tables of docs/irq-layers.md and
+docs/porting.md that show them).
 Every figure comes from the compiled objects.
 """
 import argparse
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -82,6 +86,7 @@ def main():
     ap.add_argument("--line-goal", type=int, required=True)
     ap.add_argument("--goal", action="append", default=[])
     ap.add_argument("--row", action="append", required=True)
+    ap.add_argument("--json")
     args = ap.parse_args()
     P, D = args.prefix, args.dir
     rows = []
@@ -121,10 +126,13 @@ def main():
           f"RAM per line (against a build with {args.lines} lines)")
     print(f"  {'row':9} {'code':>7} {'ro':>6} {'code+ro':>8} {'lines':>5} {'RAM':>7} {'/line':>6}  switches; "
           "against the row compared with")
+    fig = {"title": args.title, "compiler": run([P + "gcc", "--version"]).splitlines()[0],
+           "lines": args.lines, "line_goal": args.line_goal, "goals": list(goals.items()), "rows": []}
     for name, base, flags in rows:
         s = sec[name]
         code, ro = total(s, "code"), total(s, "ro")
         ram = total(s, "data") + total(s, "bss")
+        extra, delta = "", 0
         if name == base:
             vs = "(the reference)"
         else:
@@ -138,6 +146,9 @@ def main():
                 changed = sorted(m for m in hashes[name] if hashes[name][m] != hashes[base].get(m))
                 vs = (f"vs {base}: {extra}: {delta:+d} B code+ro ({len(changed)} objects changed: "
                       f"{' '.join(c.replace('.o', '') for c in changed)})")
+        fig["rows"].append({"name": name, "base": base, "flags": flags, "extra": extra, "delta": delta,
+                            "code": code, "ro": ro, "lines": nr[name], "ram": ram, "per_line": lines[name],
+                            "files": {m.replace(".o", ".c"): {"code": s[m]["code"], "ro": s[m]["ro"]} for m in s}})
         print(f"  {name:9} {code:7d} {ro:6d} {code + ro:8d} {nr[name]:5d} {ram:7d} {lines[name]:6.1f}  "
               f"{flags or '(defaults)'}")
         print(f"  {'':9} {vs}")
@@ -157,9 +168,25 @@ def main():
     for m in sorted(h, key=lambda m: -(h[m]["code"] + h[m]["ro"])):
         print(f"    {m.replace('.o', '.c'):14} {h[m]['code'] + h[m]['ro']:6d} = {h[m]['code']:6d} code + "
               f"{h[m]['ro']:5d} ro")
-    syms = []
-    lib = os.path.join(D, args.hold, "libirq.a")
-    member = None
+    syms = symbols(P, os.path.join(D, args.hold, "libirq.a"))
+    print(f"  the largest functions and read-only objects of row {args.hold} (nm --size-sort; "
+          "the messages' strings are in .rodata.str, counted per file above)")
+    for size, name, member, kind in syms[:24]:
+        print(f"    {size:6d} {kind:4} {name} ({member})")
+
+    if args.json:
+        for r in fig["rows"]:
+            for size, name, member, kind in symbols(P, os.path.join(D, r["name"], "libirq.a")):
+                f = r["files"].get(member)
+                if f is not None and kind == "code" and size > f.get("largest", ["", 0])[1]:
+                    f["largest"] = [name, size]
+        with open(args.json, "w") as fh:
+            json.dump(fig, fh, indent=1, sort_keys=True)
+
+
+def symbols(P, lib):
+    """[(size, name, file, "code" or "ro")] of the functions and read-only objects of @lib, largest first."""
+    syms, member = [], None
     for line in run([P + "nm", "-S", "--size-sort", "--defined-only", lib]).splitlines():
         if line.endswith(":"):
             member = line[:-1].replace(".o", ".c")
@@ -167,11 +194,7 @@ def main():
         f = line.split()
         if len(f) == 4 and f[2] in "tTrR":
             syms.append((int(f[1], 16), f[3], member, "code" if f[2] in "tT" else "ro"))
-    syms.sort(reverse=True)
-    print(f"  the largest functions and read-only objects of row {args.hold} (nm --size-sort; "
-          "the messages' strings are in .rodata.str, counted per file above)")
-    for size, name, member, kind in syms[:24]:
-        print(f"    {size:6d} {kind:4} {name} ({member})")
+    return sorted(syms, reverse=True)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 """cross_report.py - link and measure one cross build of kernel/irq (see tests/cross/cross.mk).
 
     cross_report.py --arch A --prefix P --cflags F --lflags L --dir D --sizes OBJ --libc OBJ
-                    --kcfg FLAGS [--bss-max BYTES]
+                    --kcfg FLAGS [--bss-max BYTES] [--json OUT]
 
 D holds four builds: D/std (irq_config.h's defaults, no -D), D/few (fewer lines), D/min
 (IRQ_MINIMAL=1) and D/kcfg (the irqkit kernel's values, FLAGS), each with libirq.a
@@ -17,9 +17,12 @@ D holds four builds: D/std (irq_config.h's defaults, no -D), D/few (fewer lines)
    host and from libgcc, the sizes of the core's types (nm -S of the sizes object, as that
    compiler laid them out) and the memory per interrupt line: for every static object of
    libirq.a whose size differs between the two builds, the growth per line.
+3. With --json, writes the same figures to OUT, for tests/cross/docs_sizes.py (the tables of
+   docs/porting.md that show them).
 Every figure comes from the compiled objects; nothing is computed by hand.
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -77,12 +80,15 @@ def main():
     for a in ("arch", "prefix", "cflags", "lflags", "dir", "sizes", "libc", "kcfg"):
         ap.add_argument("--" + a, required=True)
     ap.add_argument("--bss-max", type=int)
+    ap.add_argument("--json")
     args = ap.parse_args()
+    fig = {"arch": args.arch, "cflags": args.cflags}
     P, D = args.prefix, args.dir
     std, few = os.path.join(D, "std"), os.path.join(D, "few")
     libirq, libwheel = os.path.join(std, "libirq.a"), os.path.join(std, "libwheel.a")
     libc = os.path.join(std, args.libc)
     version = run([P + "gcc", "-dumpversion"]).strip()
+    fig["compiler"] = run([P + "gcc", "--version"]).splitlines()[0]
     print(f"cross {args.arch}: {P}gcc {version} {args.cflags} -O2 -ffreestanding -nostdinc "
           "-Wall -Wextra -Werror")
 
@@ -107,8 +113,10 @@ def main():
         members = [m for m in sz if pick(m.split()[0])]
         t = [sum(sz[m][i] for m in members) for i in range(3)]
         print(f"    {label:<16} ({len(members):2d} objects) {t[0]:8d} {t[1]:7d} {t[2]:7d}")
+        fig[label] = {"objects": len(members), "text": t[0], "data": t[1], "bss": t[2]}
     img = size_by_member(P + "size", image)
     it = next(iter(img.values()))
+    fig["image"] = dict(zip(("text", "data", "bss"), it))
     print(f"  linked freestanding image {image}: {it[0]} text, {it[1]} data, {it[2]} bss; "
           "no undefined symbol")
 
@@ -125,6 +133,9 @@ def main():
                   if n == "cross_nr_lines")
     print(f"  minimal build (IRQ_MINIMAL=1, {mlines} lines): kernel/irq core {mcore[0]} text, {mcore[1]} data, "
           f"{mcore[2]} bss; linked image {mit[0]} text, {mit[1]} data, {mit[2]} bss; no undefined symbol")
+    fig["minimal"] = {"lines": mlines, "core": dict(zip(("text", "data", "bss"), mcore)),
+                      "image": dict(zip(("text", "data", "bss"), mit))}
+    fig["from_libc"], fig["from_libgcc"], fig["libc"] = from_libc, from_libgcc, args.libc.replace(".o", ".c")
     print(f"    taken from the host: {' '.join(from_libc) or 'nothing'} ({args.libc.replace('.o', '.c')}); "
           f"from libgcc: {' '.join(from_libgcc) or 'nothing'}")
 
@@ -134,6 +145,8 @@ def main():
         vsz = size_by_member(P + "size", os.path.join(D, v, "libirq.a"))
         statics[v] = (sum(x[1] for x in vsz.values()), sum(x[2] for x in vsz.values()))
     big = sorted(((sz, n) for (m, n), sz in defined_objects(P + "nm", libirq).items()), reverse=True)[:3]
+    fig["static"] = {v: {"data": d, "bss": b} for v, (d, b) in statics.items()}
+    fig["kcfg"] = args.kcfg
     print("  static memory of the core and the template port, data + bss: " +
           "; ".join(f"{label} {sum(statics[v])} B ({statics[v][0]} + {statics[v][1]})" for v, label in
                     (("std", "irq_config.h's defaults (no -D)"), ("min", "IRQ_MINIMAL=1"),
@@ -144,6 +157,7 @@ def main():
             sys.exit(f"cross: {args.arch}: the defaults give {got} B of static memory, more than the "
                      f"{args.bss_max} B allowed (CROSS_{args.arch}_BSS_MAX in tests/cross/cross.mk); the largest: " +
                      ", ".join(f"{n} {sz} B" for sz, n in big))
+        fig["bss_max"] = args.bss_max
         print(f"    within the {args.bss_max} B the defaults may have on {args.arch} "
               f"({args.bss_max - got} B to spare; the largest: " + ", ".join(f"{n} {sz} B" for sz, n in big) + ")")
 
@@ -155,6 +169,7 @@ def main():
             types[m.group(1)] = size
     if "irq_desc" not in types:
         sys.exit("cross: the sizes object has no cross_sizeof_irq_desc")
+    fig["types"] = types
     print("  types (nm -S of " + args.sizes.replace(".o", ".c") + "): " +
           ", ".join(f"struct {t} {types[t]} B" for t in sorted(types)))
 
@@ -178,6 +193,7 @@ def main():
     print(f"  memory per interrupt line ({lines['std']} vs {lines['few']} lines): {total} B = " +
           " + ".join(f"{n} {s} B/line" if isinstance(s, int) else f"{n} {s:.2f} B/line (a bit map)"
                      for n, s in per_line))
+    fig["per_line"] = {"lines": lines["std"], "total": total, "parts": per_line}
     static = sum(a.values())
     grown = {n for n, _ in per_line}
     fixed = sorted(((s, n) for (m, n), s in a.items() if n not in grown), reverse=True)
@@ -187,6 +203,11 @@ def main():
     if total < types["irq_desc"]:
         sys.exit(f"cross: per-line memory {total} B is less than sizeof(struct irq_desc) "
                  f"{types['irq_desc']} B: the measurement is broken")
+    fig["static_objects"] = {"total": static, "fixed": static - lines["std"] * total,
+                             "largest_fixed": [[n, s] for s, n in fixed[:3]]}
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(fig, fh, indent=1, sort_keys=True)
 
 
 if __name__ == "__main__":
