@@ -132,7 +132,7 @@ def main():
         s = sec[name]
         code, ro = total(s, "code"), total(s, "ro")
         ram = total(s, "data") + total(s, "bss")
-        extra, delta = "", 0
+        extra, delta, same = "", 0, False
         if name == base:
             vs = "(the reference)"
         else:
@@ -146,7 +146,7 @@ def main():
                 changed = sorted(m for m in hashes[name] if hashes[name][m] != hashes[base].get(m))
                 vs = (f"vs {base}: {extra}: {delta:+d} B code+ro ({len(changed)} objects changed: "
                       f"{' '.join(c.replace('.o', '') for c in changed)})")
-        fig["rows"].append({"name": name, "base": base, "flags": flags, "extra": extra, "delta": delta,
+        fig["rows"].append({"name": name, "base": base, "flags": flags, "extra": extra, "delta": delta, "same": same,
                             "code": code, "ro": ro, "lines": nr[name], "ram": ram, "per_line": lines[name],
                             "files": {m.replace(".o", ".c"): {"code": s[m]["code"], "ro": s[m]["ro"]} for m in s}})
         print(f"  {name:9} {code:7d} {ro:6d} {code + ro:8d} {nr[name]:5d} {ram:7d} {lines[name]:6.1f}  "

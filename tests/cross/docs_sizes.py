@@ -4,17 +4,24 @@
     docs_sizes.py (--check | --write) --report ARCH=JSON ... --matrix JSON FILE ...
 
 Every table of code size or memory in FILE sits between `<!-- sizes: NAME -->` and
-`<!-- /sizes -->`; NAME is one of RENDER below. The figures come from the JSON that
-tests/cross/cross_report.py (one per CPU) and tests/cross/cross_matrix.py wrote during
-`make cross`; this script only lays them out, so a table can not say what the tree does not.
+`<!-- /sizes -->`; NAME is one of RENDER below, and each must be there. The figures come from
+the JSON that tests/cross/cross_report.py (one per CPU) and tests/cross/cross_matrix.py wrote
+during `make cross`; this script only lays them out, so a table can not say what the tree does not.
 
 --check fails (exit status 1) on a table that differs from what it renders, with the lines that
 differ and the command that rewrites them (`make cross-docs-write`); --write rewrites them. Each
-table names the compilers it was measured with: measured with others (another Debian release,
-another GCC), a table is reported as not compared, since its figures are that compiler's.
-An unknown NAME, an unclosed block or a missing JSON fails either way.
+table opens with the line that names the compilers it was measured with: a table measured with
+others (another Debian release, another GCC) is reported as not compared, since its figures are
+that compiler's, but its shape (header, first column) still must be what is rendered; a missing or
+changed compilers line fails as a wrong table does.
+A table written by hand between `<!-- sizes-total: ROW -->` and `<!-- /sizes -->` (a row's RAM
+per line, field by field) is checked, not rewritten: its parts must add up to its `total` row,
+and the total must be ROW's RAM per line.
+A marker-like comment that is not one of these, an unknown NAME, an unclosed block, a missing
+table or a missing JSON fails either way.
 """
 import argparse
+import difflib
 import json
 import os
 import re
@@ -48,7 +55,7 @@ def switches(flags, minimal=True):
 
 def cost(rep, mx):
     """docs/porting.md: what the core costs a porter, per CPU (cross_report.py's figures)."""
-    archs = [a for a, _ in ARCHS if a in rep]
+    archs = [a for a, _ in ARCHS]
     r = [rep[a] for a in archs]
     cell = lambda f: [f(x) for x in r]  # noqa: E731
     big = r[0]["kcfg"]
@@ -78,7 +85,7 @@ def cost(rep, mx):
         ["memory per interrupt line, every part built"] +
         cell(lambda x: f"{x['per_line']['total']} (" + ", ".join(
             f"`{n}` {s}" if isinstance(s, int) else f"a bit of `{n}`" for n, s in x["per_line"]["parts"]) + ")"),
-        ["static objects of the core (defaults): lines x per line + fixed"] +
+        ["static objects of the core, read-only ones included (defaults): lines x per line + fixed"] +
         cell(lambda x: f"{x['static_objects']['total']} = {x['per_line']['lines']} x {x['per_line']['total']}"
              f" + {x['static_objects']['fixed']}"),
     ]
@@ -113,7 +120,7 @@ def switch(rep, mx):
             row(mx, r["base"])  # (fails on a base the matrix does not have)
             sw = (switches(r["extra"], minimal=False) if r["base"] == "full" else
                   f"{r['base']}, {switches(r['extra'], minimal=False)}")
-            vs = f"{r['base']}: {r['delta']:+d}"
+            vs = f"{r['base']}: " + ("not wired (the same objects)" if r.get("same") else f"{r['delta']:+d}")
         rows.append([r["name"], sw, r["code"], r["ro"], r["code"] + r["ro"], vs, round(r["per_line"])])
     return tbl(["row", "switches", "code", "read-only data", "code + ro", "against", "RAM per line"],
                rows), [mx["compiler"]]
@@ -153,14 +160,45 @@ def files(rep, mx):
 
 RENDER = {"cost": cost, "parts": parts, "switch": switch, "goals": goals, "files": files}
 OPEN = re.compile(r"<!-- sizes: ([a-z-]+) -->")
+# A table written by hand (one field per row, its bytes in the last column, then `| total | N |`)
+# whose total must be the RAM per line of a matrix row: checked, never rewritten.
+OPEN_TOTAL = re.compile(r"<!-- sizes-total: ([a-z]+) -->")
 CLOSE = "<!-- /sizes -->"
-MEASURED = "Measured with: "
+MARKERISH = re.compile(r"<!--\s*/?\s*sizes")
+MEASURED = re.compile(r"Measured with: (.+) \((`make cross`; `make cross-docs-write` rewrites this table|"
+                      r"written by hand; `make cross` checks its total)\)\.")
+
+
+def measured(compilers, how):
+    return f"Measured with: {'; '.join(sorted(set(compilers)))} ({how})."
 
 
 def render(name, rep, mx):
     lines, compilers = RENDER[name](rep, mx)
-    return [MEASURED + "; ".join(sorted(set(compilers))) + " (`make cross`; `make cross-docs-write` "
-            "rewrites this table).", ""] + lines
+    return [measured(compilers, "`make cross`; `make cross-docs-write` rewrites this table"), ""] + lines
+
+
+def shape(lines):
+    """The table's header and first column: what must hold whatever compiler measured it."""
+    return [x.split("|")[1].strip() if x.startswith("|") else x for x in lines[1:]]
+
+
+def check_total(path, at, name, block, mx):
+    """A hand-written table of a row's RAM per line: its parts add up to its total, and the total is
+    the row's. RETURNS the compiler its first line names (to skip it on another), or exits."""
+    m = MEASURED.fullmatch(block[0]) if block else None
+    if not m or m.group(2) != "written by hand; `make cross` checks its total":
+        sys.exit(f"docs_sizes: {path}:{at}: the hand-written table {name} must open with "
+                 f"`{measured([mx['compiler']], 'written by hand; `make cross` checks its total')}`")
+    cells = [[c.strip() for c in x.strip().strip("|").split("|")] for x in block if x.startswith("|")][2:]
+    parts = [int(c[-1]) for c in cells if c[0] != "total"]
+    total = [int(c[-1]) for c in cells if c[0] == "total"]
+    if len(total) != 1:
+        sys.exit(f"docs_sizes: {path}:{at}: the hand-written table {name} needs one `| total | N |` row")
+    if sum(parts) != total[0]:
+        sys.exit(f"docs_sizes: {path}:{at}: the hand-written table {name}: its parts add up to {sum(parts)}, "
+                 f"its total says {total[0]}")
+    return m.group(1), total[0], round(row(mx, name)["per_line"])
 
 
 def main():
@@ -182,62 +220,83 @@ def main():
     for r in args.report:
         arch, _, path = r.partition("=")
         rep[arch] = load(path)
+    if set(rep) != {a for a, _ in ARCHS}:
+        sys.exit(f"docs_sizes: reports for {', '.join(sorted(rep))}; the tables want {', '.join(a for a, _ in ARCHS)}")
     mx = load(args.matrix)
 
-    bad, tables, skipped = 0, 0, 0
+    bad, tables, skipped, seen = 0, 0, 0, set()
     for path in args.files:
         text = open(path).read().split("\n")
         out, i, changed = [], 0, False
         while i < len(text):
-            m = OPEN.fullmatch(text[i].strip())
+            line = text[i].strip()
+            m, t = OPEN.fullmatch(line), OPEN_TOTAL.fullmatch(line)
             out.append(text[i])
             i += 1
-            if not m:
+            if not m and not t:
+                if MARKERISH.search(line):
+                    sys.exit(f"docs_sizes: {path}:{i}: not a size table's marker: {line} (`<!-- sizes: NAME -->`, "
+                             f"`<!-- sizes-total: ROW -->` or {CLOSE})")
                 continue
-            name = m.group(1)
-            if name not in RENDER:
+            name = (m or t).group(1)
+            if m and name not in RENDER:
                 sys.exit(f"docs_sizes: {path}:{i}: no table named {name} (known: {', '.join(RENDER)})")
             end = i
-            while end < len(text) and text[end].strip() != CLOSE:
-                if OPEN.fullmatch(text[end].strip()):
-                    break
+            while end < len(text) and not MARKERISH.search(text[end]):
                 end += 1
             if end == len(text) or text[end].strip() != CLOSE:
-                sys.exit(f"docs_sizes: {path}:{i}: the table {name} has no {CLOSE}")
-            old, new = text[i:end], render(name, rep, mx)
+                sys.exit(f"docs_sizes: {path}:{i}: the table {name} has no {CLOSE} before the next marker")
+            old = text[i:end]
             tables += 1
-            if old != new:
-                was = next((x for x in old if x.startswith(MEASURED)), None)
-                if args.write:
+            if t:
+                cc, total, want = check_total(path, i, name, old, mx)
+                if cc != mx["compiler"]:
+                    skipped += 1
+                    print(f"docs_sizes: {path}:{i}: table of the {name} row not compared: written for {cc}, "
+                          f"this machine has {mx['compiler']}")
+                elif total != want:
+                    bad += 1
+                    print(f"docs_sizes: {path}:{i}: the hand-written table of the {name} row totals {total} bytes "
+                          f"per line; make cross measured {want}: the table (and the prose around it) needs "
+                          "writing again by hand")
+                out += old
+            else:
+                seen.add(name)
+                new = render(name, rep, mx)
+                was = MEASURED.fullmatch(old[0]) if old else None
+                if old == new:
+                    pass
+                elif args.write:
                     changed = True
-                elif was is not None and was.split(" (`make")[0] != new[0].split(" (`make")[0]:
+                elif (was and was.group(1) != MEASURED.fullmatch(new[0]).group(1) and
+                      shape(old) == shape(new)):
                     skipped += 1
                     print(f"docs_sizes: {path}:{i}: table {name} not compared: it was measured with "
-                          f"{was[len(MEASURED):].split(' (`make')[0]}, this machine has "
-                          f"{new[0][len(MEASURED):].split(' (`make')[0]}")
+                          f"{was.group(1)}, this machine has {MEASURED.fullmatch(new[0]).group(1)}")
                 else:
                     bad += 1
                     print(f"docs_sizes: {path}:{i}: table {name} is not what make cross measured:")
-                    for o in old:
-                        if o not in new:
-                            print(f"  docs:     {o}")
-                    for n in new:
-                        if n not in old:
-                            print(f"  measured: {n}")
-            out += new if args.write else old
-            i = end
+                    for d in difflib.unified_diff(old, new, "docs", "measured", n=0, lineterm=""):
+                        print("  " + d)
+                if args.write:
+                    text[i:end] = new
+                    end = i + len(new)
+                out += text[i:end]
+            out.append(text[end])  # the block's CLOSE
+            i = end + 1
         if changed:
             with open(path, "w") as fh:
                 fh.write("\n".join(out))
             print(f"docs_sizes: rewrote the size tables of {path}")
-    if tables == 0:
-        sys.exit("docs_sizes: no size table in " + " ".join(args.files))
+    if seen != set(RENDER):
+        sys.exit(f"docs_sizes: no table {', '.join(sorted(set(RENDER) - seen))} in {' '.join(args.files)}")
     if bad:
         sys.exit(f"docs_sizes: {bad} size table(s) differ from this tree's build: `make cross-docs-write` "
-                 "rewrites them (then read the prose around them)")
+                 "rewrites the generated ones (then read the prose around them)")
     if args.check:
         print(f"docs_sizes: {tables - skipped} of the {tables} size tables of {' '.join(args.files)} are this "
-              f"tree's" + (f"; {skipped} measured with other compilers, not compared" if skipped else ""))
+              f"tree's" + (f"; {skipped} measured with other compilers, not compared (their shape is)"
+                           if skipped else ""))
 
 
 if __name__ == "__main__":
