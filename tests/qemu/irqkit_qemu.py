@@ -55,6 +55,12 @@ EXIT_FAIL = (0x11 << 1) | 1
 EXIT_PANIC = (0x12 << 1) | 1
 EXIT_HALT = (0x13 << 1) | 1
 
+# The waits' own clock: a wait looks again every WAIT_POLL_S; a look that comes more than
+# HARNESS_LATE_S after it was due means this process (the harness, not the guest) was kept from
+# running, and that time is not counted against the guest (wait_for).
+WAIT_POLL_S = 0.2
+HARNESS_LATE_S = 0.1
+
 PROMPT = "irqkit> "
 # A message while a line is typed: the shown line ends, the message, the prompt again (kernel/printk.c).
 REDRAW = re.compile(r"\n(?:" + STAMP + r"[^\n]*\n)+" + re.escape(PROMPT))
@@ -145,6 +151,7 @@ class Guest:
             args = [LOADED] + (["-n", str(loaded)] if loaded else []) + args
         self.append = append
         self.buf = ""
+        self.harness_kept_off_s = 0.0   # time wait_for() found this process kept from running (not counted)
         self.cond = threading.Condition()
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, start_new_session=loaded is not None)
@@ -184,21 +191,37 @@ class Guest:
         return [STAMP_RX.sub("", l) for l in self.log[start:].split("\n")]
 
     def wait_for(self, pattern, timeout=30, start=0):
-        """Wait until @pattern (a regex) appears after offset @start; return the match."""
+        """Wait until @pattern (a regex) appears after offset @start; return the match.
+
+        @timeout is the guest's time to answer as the harness saw it: a look that came more than
+        HARNESS_LATE_S after it was due (the host kept this process, and so its reader thread, off
+        its CPUs: a machine whose own CPU stood still for a minute, stop 42's fresh74) moves the
+        deadline by that much, since the guest's answer could not have been read meanwhile. A guest
+        that is slow while the harness runs on time gets no more than @timeout."""
         rx = re.compile(pattern, re.M)
         deadline = time.monotonic() + timeout
+        kept_off = 0.0
         with self.cond:
             while True:
                 m = rx.search(self.buf, start)
                 if m:
                     return m
-                left = deadline - time.monotonic()
+                now = time.monotonic()
+                left = deadline - now
                 if left <= 0:
-                    raise GuestTimeout(f"no /{pattern}/ in the serial output after {timeout} s")
+                    raise GuestTimeout(f"no /{pattern}/ in the serial output after {timeout} s" +
+                                       (f" (and {kept_off:.1f} s in which the harness itself was kept from "
+                                        "running, not counted)" if kept_off else ""))
                 if self.proc.poll() is not None and not self.reader.is_alive():
                     raise GuestTimeout(f"QEMU exited ({self.proc.returncode}) before /{pattern}/ appeared"
                                        f"; stderr: {self.stderr.strip()}")
-                self.cond.wait(min(left, 0.2))
+                step = min(left, WAIT_POLL_S)
+                self.cond.wait(step)
+                late = time.monotonic() - now - step
+                if late > HARNESS_LATE_S:
+                    deadline += late
+                    kept_off += late
+                    self.harness_kept_off_s += late
 
     def wait_shell(self, timeout=None):
         self.wait_for(r"shell: ready", timeout or self.boot_timeout)
