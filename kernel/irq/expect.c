@@ -945,8 +945,8 @@ static void __irq_expect_claim_add(struct irq_desc *desc, struct irq_expect *exp
 		c1->mark = m;
 	} else {
 		c = c0->n ? c1 : c0;
-		*c = (struct irq_claim){ .unhandled = __irq_unhandled_word(desc), .busy_irqs = desc->busy_irqs, .mark = m,
-					 .waited = m.late_poll };
+		*c = (struct irq_claim){ .unhandled = __irq_unhandled_word(desc), .busy_irqs = irq_busy_irqs_before_find(desc),
+					 .mark = m, .waited = m.late_poll };
 	}
 	if (c->n && __irq_cpu_stalled(&c->mark, now))
 		c->waited = true;

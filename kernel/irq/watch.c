@@ -243,7 +243,7 @@ static void __irq_watch_count(struct irq_desc *desc, struct irqaction *action, c
 		w->late_waited = w->late_mark.late_poll;
 		w->late_delivered = __irq_stat_sum(desc, IRQ_STAT_DELIVERED);
 		w->late_handled = action->handled;
-		w->late_busy_irqs = desc->busy_irqs;
+		w->late_busy_irqs = irq_busy_irqs_before_find(desc);
 	}
 	w->late_pending = irq_watch_add(w->late_pending, by_poll);
 }
