@@ -999,7 +999,8 @@ static void __irq_expect_beat(struct irq_desc *desc, struct irq_expect *exp, uin
  *   - on a shared line the answer may be about another device's request
  *     (so neither answer is used there, __irq_poll_pending_counts).
  * Only "pending" is evidence (of a delivery that works); its absence is
- * what the delayed verdict was made for.
+ * what the delayed verdict was made for. So is a level interrupt a CPU
+ * took during the run and left to it (__irq_poll_left_irq_counts).
  */
 static void __irq_expect_polled(struct irq_desc *desc, struct irq_expect *exp, uint32_t st, uint64_t elapsed,
 				uint64_t now)
@@ -1025,7 +1026,7 @@ static void __irq_expect_polled(struct irq_desc *desc, struct irq_expect *exp, u
 
 void __irq_expect_poll_done(struct irq_desc *desc, uint64_t now)
 {
-	bool pending = __irq_poll_pending_counts(desc, desc->def.poll_pending);
+	bool pending = __irq_poll_pending_counts(desc, desc->def.poll_pending) || __irq_poll_left_irq_counts(desc);
 	struct irqaction *a;
 	struct irq_expect *e;
 	unsigned int walked, n;

@@ -607,6 +607,25 @@ static inline bool __irq_poll_pending_counts(const struct irq_desc *desc, int8_t
 }
 
 /*
+ * __irq_poll_left_irq_counts - whether a CPU took the line's level
+ * interrupt during the poll's run that just ended and left it to the run
+ * (IRQS_PENDING, chip.c): the line delivered while the poll found the
+ * work, the same evidence as the chip's "pending" answer, and more often
+ * there (QEMU handles a stalled main loop's device completion and CPU 0's
+ * poll timer at once: test_loaded's AHCI on INTx beside busy loops had 31
+ * finds so in one read, each then judged unsure, and the token distrusted).
+ * An edge left so is replayed, and its replay is judged (expect.c). Not on
+ * a shared line (another device's interrupt), nor a disabled line's kept
+ * request. The run's owner, lock held, after IRQS_INPROGRESS is cleared
+ * and before the pending request is let go (handle.c).
+ */
+static inline bool __irq_poll_left_irq_counts(const struct irq_desc *desc)
+{
+	return irq_desc_is_level(desc) && desc->nr_actions == 1 &&
+	       (desc->status & (IRQS_PENDING | IRQS_DISABLED | IRQS_REPLAY)) == IRQS_PENDING;
+}
+
+/*
  * __irq_chip_pending (chip_ops.h, inline) asks the chip whether the line's
  * interrupt is on its way (irq_chip::irq_pending; its contract in
  * irqchip.h): an enum irq_pending_answer. CONTEXT: the owner of a poll's run.
