@@ -1091,6 +1091,51 @@ static void a_level_interrupt_left_to_the_finding_poll_of_a_shared_line_is_not_l
 }
 
 /*
+ * A watched level device on CPU 1 (@d), one command whose interrupt is
+ * lost, found by the watch poll, its verdict waiting; @in_finding_poll:
+ * sim_dev::in_handler during that command (NULL: none). RETURNS the
+ * watched action's count of late finds before the command.
+ */
+static uint64_t start_with_a_lost_watched_find_waiting(void **state, struct sim_dev *d,
+							void (*in_finding_poll)(struct sim_dev *, bool))
+{
+	struct sim_options opt = { .cpus = 2 };
+	const struct irq_watch *w;
+	uint64_t late, ran;
+
+	d->level = true;
+	start_device(state, d, &opt);
+	w = &irq_to_desc(LINE)->action->watch;
+	late = w->late_since_boot;
+	d->lose_ops[0] = d->op + 1;
+	takes_in_polls = 0;
+	d->in_handler = in_finding_poll;
+	start_a_command_at(d, sim_case_policy(state)->watch_interval_ns - 2 * SIM_MS);
+	sim_dev_stop(d);  /* that command is the last */
+	for (ran = 0; ran < 100 * SIM_MS && !w->late_pending; ran += 100 * SIM_US)
+		sim_run_for(100 * SIM_US);
+	d->in_handler = NULL;
+	assert_int_equal(w->late_pending, 1);  /* the watch poll found it; its verdict waits */
+	assert_int_equal(d->lost_irqs, 1);
+	return late;
+}
+
+/* The waiting find of start_with_a_lost_watched_find_waiting() judged late once its window is over: nothing said; @d detached. */
+static void assert_the_watched_find_late(void **state, struct sim_dev *d, uint64_t late)
+{
+	const struct irq_watch *w = &irq_to_desc(LINE)->action->watch;
+
+	sim_run_for(sim_case_policy(state)->watch_late_window_ns + AFTER_NS);
+	print_message("watch: late %llu, polled %llu\n", (unsigned long long)(w->late_since_boot - late),
+		      (unsigned long long)w->polled_since_boot);
+	assert_int_equal(w->late_pending, 0);
+	assert_int_equal(w->late_since_boot - late, 1);
+	assert_int_equal(w->polled_since_boot, 0);
+	assert_false(irq_host_log_contains("watch: a poll found work"));
+	sim_dev_detach(d);
+}
+
+/*
  * The same for IRQ watching: a watched level device on CPU 1, one command
  * whose interrupt is lost, found by the watch poll; then, the device idle,
  * CPU 1 takes the line's interrupt during another poll (left to it, not
@@ -1100,72 +1145,26 @@ static void a_level_interrupt_left_to_the_finding_poll_of_a_shared_line_is_not_l
 static void a_level_interrupt_left_to_a_poll_of_a_watched_line_is_late(void **state)
 {
 	struct sim_dev d = watched();
-	struct sim_options opt = { .cpus = 2 };
-	const struct irq_watch *w;
-	struct irq_desc *desc;
-	uint64_t late, ran;
+	uint64_t late = start_with_a_lost_watched_find_waiting(state, &d, NULL);
 
-	d.level = true;
-	start_device(state, &d, &opt);
-	desc = irq_to_desc(LINE);
-	w = &desc->action->watch;
-	d.lose_ops[0] = d.op + 1;
-	start_a_command_at(&d, sim_case_policy(state)->watch_interval_ns - 2 * SIM_MS);
-	sim_dev_stop(&d);  /* that command is the last */
-	for (ran = 0; ran < 100 * SIM_MS && !w->late_pending; ran += 100 * SIM_US)
-		sim_run_for(100 * SIM_US);
-	assert_int_equal(w->late_pending, 1);  /* the watch poll found it; its verdict waits */
-	assert_int_equal(d.lost_irqs, 1);
-	late = w->late_since_boot;
-	poll_while_cpu1_takes_the_line(&d, desc);
-	sim_run_for(sim_case_policy(state)->watch_late_window_ns + AFTER_NS);
-	print_message("watch: late %llu, polled %llu\n", (unsigned long long)(w->late_since_boot - late),
-		      (unsigned long long)w->polled_since_boot);
-	assert_int_equal(w->late_pending, 0);
-	assert_int_equal(w->late_since_boot - late, 1);
-	assert_int_equal(w->polled_since_boot, 0);
-	assert_false(irq_host_log_contains("watch: a poll found work"));
-	sim_dev_detach(&d);
+	poll_while_cpu1_takes_the_line(&d, irq_to_desc(LINE));
+	assert_the_watched_find_late(state, &d, late);
 }
 
 /*
  * And the watched line's: CPU 1 takes the line during the watch poll that
  * finds the work, before the handler reads the device. Late, not found
- * by polling, nothing said.
+ * by polling, nothing said (without irq_busy_irqs_before_find: found by
+ * polling, announced).
  */
 static void a_level_interrupt_left_to_the_watch_poll_that_finds_the_work_is_late(void **state)
 {
 	struct sim_dev d = watched();
-	struct sim_options opt = { .cpus = 2 };
-	const struct irq_watch *w;
-	struct irq_desc *desc;
-	uint64_t late, ran;
+	uint64_t late = start_with_a_lost_watched_find_waiting(state, &d, cpu1_takes_the_line_during_the_finding_poll);
 
-	d.level = true;
-	start_device(state, &d, &opt);
-	desc = irq_to_desc(LINE);
-	w = &desc->action->watch;
-	late = w->late_since_boot;
-	d.lose_ops[0] = d.op + 1;
-	takes_in_polls = 0;
-	d.in_handler = cpu1_takes_the_line_during_the_finding_poll;
-	start_a_command_at(&d, sim_case_policy(state)->watch_interval_ns - 2 * SIM_MS);
-	sim_dev_stop(&d);  /* that command is the last */
-	for (ran = 0; ran < 100 * SIM_MS && !w->late_pending; ran += 100 * SIM_US)
-		sim_run_for(100 * SIM_US);
-	d.in_handler = NULL;
-	assert_int_equal(w->late_pending, 1);  /* the watch poll found it; its verdict waits */
-	assert_int_equal(d.lost_irqs, 1);
 	assert_int_equal(takes_in_polls, 1);
-	assert_false(desc->status & (IRQS_PENDING | IRQS_INPROGRESS));
-	sim_run_for(sim_case_policy(state)->watch_late_window_ns + AFTER_NS);
-	print_message("watch: late %llu, polled %llu\n", (unsigned long long)(w->late_since_boot - late),
-		      (unsigned long long)w->polled_since_boot);
-	assert_int_equal(w->late_pending, 0);
-	assert_int_equal(w->late_since_boot - late, 1);
-	assert_int_equal(w->polled_since_boot, 0);
-	assert_false(irq_host_log_contains("watch: a poll found work"));
-	sim_dev_detach(&d);
+	assert_false(irq_to_desc(LINE)->status & (IRQS_PENDING | IRQS_INPROGRESS));
+	assert_the_watched_find_late(state, &d, late);
 }
 
 /*
