@@ -172,11 +172,16 @@
  *    interrupt's entry and exit: on x86 130 of the 720 guest instructions
  *    an HPET storm's interrupt takes (tools/guestprof/prof_storm.py), so
  *    25 % of flow time is about 30 % of the CPU lost. A comparator at
- *    20,000 a second (40,000 interrupts a second with QEMU's duplicates)
- *    is no storm by this rule: its runs take 9-19 % of a CPU, the whole
- *    interrupts 23 %, no more than the simulator's healthy fast device
- *    (100,000 a second at 2 us, 20 %), which no lower share could leave
- *    alone (docs/storms.md). Not timed, and never a storm by its time: a line whose
+ *    20,000 a second (30,000-40,000 interrupts a second with QEMU's
+ *    duplicates) sits at the bound: its runs take 9 % of a CPU in the
+ *    storm's first milliseconds, the timed ones about 25 % once QEMU
+ *    delivers two interrupts a period, so it is throttled in some boots and
+ *    not in others; at 10,000 a second and below it is no storm by this
+ *    rule (10.6-14.4 % of the CPU lost, the tick's 3 % included). Those
+ *    shares are the simulator's healthy fast device's (100,000 a second at
+ *    2 us, 20 %), which no lower share could leave alone: the share is a
+ *    policy, chosen to leave busy devices on interrupts (docs/storms.md,
+ *    docs/defences.md). Not timed, and never a storm by its time: a line whose
  *    every driver expects its interrupts (IRQ expecting: the device
  *    interrupts for commands it was given, a PIO disk doing its transfers
  *    in its handler takes a third of a CPU at full speed), and the line of
