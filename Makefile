@@ -174,6 +174,8 @@ debug: deps all
 UNIT_TESTS :=
 UNIT_FLAVOURS :=
 BENCH_TARGETS :=
+# The benchmarks' host programs: make test builds them (a benchmark that no longer builds fails it).
+BENCH_HOST_BINS :=
 FUZZERS :=
 -include $(sort $(wildcard tests/unit/*.mk))
 -include $(sort $(wildcard tests/bench/*.mk))
@@ -291,7 +293,7 @@ test-soak: all
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 test: deps
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) all
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) $(UNIT_BINS)
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) $(UNIT_BINS) $(BENCH_HOST_BINS)
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) fuzz
 	@$(MAKE) --no-print-directory docs-test

@@ -8,6 +8,7 @@
 #     (tests/bench/ata_bench.py; needs ata wired into the kernel).
 # Figures and how to read them: docs/ata.md, "Benchmark".
 ATA_BENCH_BIN := $(BUILD)/host/bench/ata_engine
+BENCH_HOST_BINS += $(ATA_BENCH_BIN)
 ATA_BENCH_SRCS := tests/bench/ata_engine.c drivers/ata/ata_core.c drivers/ata/ata_identify.c \
 	drivers/ata/ata_disk.c drivers/ata/atapi.c drivers/ata/ata_decode.c kernel/vsprintf.c kernel/errno.c
 ATA_BENCH_OPS ?= 2000

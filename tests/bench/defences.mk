@@ -9,6 +9,7 @@
 # "delivery" mode; the poll path's price per completion). gcc -O2 host build
 # without sanitizers; docs/defences.md records the figures.
 DEFENCES_BENCH_BIN := $(BUILD)/host/bench/defences_bench
+BENCH_HOST_BINS += $(DEFENCES_BENCH_BIN)
 DEFENCES_BENCH_PAIRS ?= 20000
 DEFENCES_BENCH_SRCS := tests/bench/defences_bench.c $(sort $(wildcard kernel/irq/*.c)) \
 	tests/host/irq_port_host.c tests/unit/sim/sim.c tests/unit/sim/sim_dev.c

@@ -19,8 +19,9 @@
  *   defences_bench verified PROFILE N
  *       N expect_irq+unexpect_irq pairs on a verified token; the loop is
  *       bench_expect_measure(), the only function callgrind collects
- *       (--toggle-collect); prints the port locks taken and the poll timer
- *       arms per pair ("locks_per_pair L arms_per_pair A").
+ *       (--toggle-collect); prints the port locks taken and the timers
+ *       armed (the poll timer or any other) per pair ("locks_per_pair L
+ *       arms_per_pair A").
  *   defences_bench delivery PROFILE LOSS
  *       the disk at LOSS % loss, jitter-free, for callgrind's cost per poll
  *       timer event (irq_poll_timer_expired) or per interrupt
@@ -265,10 +266,10 @@ static int run_verified(const char *profile, unsigned long n)
 		unexpect_irq(d.exp, false);
 	}
 	locks = irq_host_lock_count();
-	arms = irq_to_desc(DISK_LINE)->def.poll_arms;
+	arms = irq_host_timer_arm_count();
 	bench_expect_measure(d.exp, n);
 	printf("locks_per_pair %.3f arms_per_pair %.3f\n", (double)(irq_host_lock_count() - locks) / (double)n,
-	       (double)(irq_to_desc(DISK_LINE)->def.poll_arms - arms) / (double)n);
+	       (double)(irq_host_timer_arm_count() - arms) / (double)n);
 	sim_dev_detach(&d);
 	return 0;
 }

@@ -5,6 +5,7 @@
 # without sanitizers; only bench_wheel_measure() is counted
 # (--toggle-collect; set-up is outside it). Figures go into docs/time.md.
 WHEEL_BENCH_BIN := $(BUILD)/host/bench/bench_wheel
+BENCH_HOST_BINS += $(WHEEL_BENCH_BIN)
 WHEEL_BENCH_PAIRS ?= 100000
 
 $(WHEEL_BENCH_BIN): tests/bench/bench_wheel.c kernel/time/timer_wheel.c kernel/time/timer_wheel.h

@@ -446,6 +446,16 @@ void irq_host_set_cpu(unsigned int cpu)
 uint64_t irq_host_relax_count(void) { return __atomic_load_n(&relax_calls, __ATOMIC_RELAXED); }
 uint64_t irq_host_lock_count(void) { return __atomic_load_n(&lock_calls, __ATOMIC_RELAXED); }
 
+uint64_t irq_host_timer_arm_count(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&timer_mutex);
+	n = arm_seq;
+	pthread_mutex_unlock(&timer_mutex);
+	return n;
+}
+
 void irq_host_reset(void)
 {
 	if (nr_held)

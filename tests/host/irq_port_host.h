@@ -96,6 +96,7 @@ static inline unsigned int irq_port_cpu_id(void)
 }
 uint64_t irq_host_relax_count(void);      /* irq_port_cpu_relax calls, all threads */
 uint64_t irq_host_lock_count(void);       /* irq_port_lock_irqsave calls, all threads */
+uint64_t irq_host_timer_arm_count(void);  /* irq_port_timer_arm calls since irq_host_reset, all timers */
 uint64_t irq_host_now_count(void);        /* irq_port_now_ns calls (the core's clock reads), all threads */
 uint64_t irq_host_now_ns(void);           /* the virtual clock, for the harness: not counted */
 
