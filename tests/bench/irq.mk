@@ -6,7 +6,7 @@
 # outside it), divided by the number of operations. Figures are recorded in docs/benchmarks.md.
 IRQ_BENCH_CORE_SRCS := $(sort $(wildcard kernel/irq/*.c))
 IRQ_BENCH_BIN := $(BUILD)/host/bench/bench_irq
-BENCH_HOST_BINS += $(IRQ_BENCH_BIN)
+BENCH_HOST_BINS += $(IRQ_BENCH_BIN) $(IRQ_BENCH_BIN)-notrace $(IRQ_BENCH_BIN)-smp
 IRQ_BENCH_OPS ?= 20000
 # Trace rings that hold every event of the traced modes (one CPU, 1M events of 16 bytes).
 IRQ_BENCH_TRACE_CFLAGS := -DIRQ_NR_CPUS=1 -DIRQ_TRACE_ENTRIES=1048576
