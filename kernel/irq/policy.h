@@ -168,8 +168,8 @@
  *    and handlers, from generic_handle_irq; the shortest is the cost, so a
  *    host stall inside one run is not), and once its interrupts times that
  *    cost pass storm_cpu_pct (25) percent of the window, it is a storm,
- *    whatever its rate: the 200,000 a second HPET storm is throttled 3.2 ms
- *    after it starts at its rate, the 50,000 a second one 9.6 ms after. The
+ *    whatever its rate: the 200,000 a second HPET storm is throttled 3.0 ms
+ *    after it starts at its rate, the 50,000 a second one 9.3 ms after. The
  *    share is of the flow's time, which leaves out the interrupt's entry
  *    and exit: on x86 132 of the 618 guest instructions an HPET storm's
  *    interrupt takes (tools/guestprof/prof_storm.py), so 25 % of flow time
@@ -178,7 +178,7 @@
  *    bound: its runs take 9 % of a CPU in the storm's first milliseconds,
  *    the timed ones about 25 % once QEMU delivers two interrupts a period,
  *    so it is throttled in some boots and not in others; at 10,000 a second
- *    and below it is no storm by this rule (10.6-14.4 % of the CPU lost,
+ *    and below it is no storm by this rule (10.5-14.4 % of the CPU lost,
  *    the tick's 3 % included). Those shares are no more than the
  *    simulator's healthy fast device's (100,000 a second at 2 us, 20 %),
  *    which no lower share could leave alone: the share is a policy, chosen
